@@ -1,0 +1,144 @@
+"""The ``badugi`` command: evaluate hands, plan and run solves.
+
+Each subcommand is a function ``cmd_NAME(args) -> exit code``; bad input raises
+ValueError (or a subclass), which :func:`main` turns into one line on stderr and
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+EXAMPLES = """\
+examples:
+  badugi eval As2h3d4c 7h5d4d3s           which hand wins, with each value's name
+  badugi eval --json "A♠ 2♥ 3♦ 4♦"         one JSON object per hand
+  echo 6h4d3sAh | badugi eval -            hands from standard input, one per line
+  badugi eval --ranks 6 --suits 3 --hand-size 3 As2h3d
+  badugi plan --preset triple-draw         tree sizes and memory of a solve
+"""
+
+
+class CliError(ValueError):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+def _add_deck_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ranks", type=int, default=13, help="ranks in the deck, ace upward (default 13)")
+    parser.add_argument("--suits", type=int, default=4, help="suits in the deck, s,h,d,c order (default 4)")
+    parser.add_argument("--hand-size", type=int, default=4, help="cards per hand, 1-4 (default 4)")
+
+
+def _add_game_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", help="a preset name (default single-draw); see 'badugi plan --preset list'")
+    parser.add_argument("--config", help="a TOML game config file (keys as in the presets)")
+
+
+def _game_config(args: argparse.Namespace):
+    from .config import preset_names, resolve_config
+
+    if args.preset == "list":
+        raise CliError(f"presets: {', '.join(preset_names())}")
+    return resolve_config(args.preset, args.config)
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .plan import plan_solve
+
+    plan = plan_solve(_game_config(args))
+    print(json.dumps(plan.to_json()) if args.json else plan.describe())
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from abstractions.cards import format_cards, parse_cards
+    from abstractions.evaluator import get_evaluator
+
+    evaluator = get_evaluator(args.ranks, args.suits, args.hand_size)
+    deck = evaluator.deck
+    if args.hands == ["-"]:
+        sources = [(f"line {n}", line) for n, line in enumerate(sys.stdin, start=1) if line.strip()]
+    elif "-" in args.hands:
+        raise CliError("'-' (read standard input) cannot be mixed with hands on the command line")
+    else:
+        sources = [(f"hand {n}", text) for n, text in enumerate(args.hands, start=1)]
+
+    rows, failed = [], False
+    for where, text in sources:
+        try:
+            cards = parse_cards(text, deck, count=evaluator.hand_size)
+        except ValueError as err:
+            print(f"badugi eval: {where}: {err}", file=sys.stderr)
+            failed = True
+            continue
+        value = evaluator.evaluate(cards)
+        kept = evaluator.best_subset(cards)
+        rows.append({
+            "hand": format_cards(cards, deck),
+            "value": value,
+            "cards": format_cards(kept[::-1], deck),
+            "ranks": evaluator.value_rank_names(value),
+            "name": evaluator.describe(value),
+        })
+
+    best = min((row["value"] for row in rows), default=None)
+    if len(rows) > 1:
+        for row in rows:
+            row["wins"] = row["value"] == best
+    if args.json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+    else:
+        width = max((len(row["hand"]) for row in rows), default=0)
+        for row in rows:
+            print(f"{row['hand']:<{width}}  value {row['value']:>5}  {row['name']}")
+        if len(rows) > 1:
+            winners = [row["hand"] for row in rows if row["wins"]]
+            label = "winner" if len(winners) == 1 else "tie (split pot)"
+            print(f"{label}: {', '.join(winners)}")
+    return 2 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="badugi",
+        description="Game-theory solver for heads-up fixed-limit Badugi.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("eval", help="evaluate hands and say which wins", epilog=EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("hands", nargs="+", metavar="HAND", help="a hand such as As2h3d4c; '-' reads one per line from stdin")
+    _add_deck_args(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per hand")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
+                       epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_game_args(p)
+    p.add_argument("--json", action="store_true", help="print the plan as one JSON object")
+    p.set_defaults(func=cmd_plan)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as err:
+        print(f"badugi {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"badugi {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Game configuration: deck, hand size, draws, cap and bet sizes, with TOML I/O.
+
+A config validates itself on construction; every problem is a ``ConfigError``
+(a ValueError) naming the field. Presets are TOML files shipped in
+``solver/presets``; ``load_config`` reads either a preset name or a file.
+
+>>> cfg = load_preset("single-draw")
+>>> cfg.draws, cfg.cap, cfg.bets
+(1, 4, (1.0, 2.0))
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+
+DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
+MAX_CAP = 8
+
+
+class ConfigError(ValueError):
+    """An invalid or unreadable game configuration (the message names the field)."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Heads-up fixed-limit Badugi: deck, hand size, draw rounds, cap and bets.
+
+    ``bets`` holds one bet size per betting round (``draws + 1`` of them), in big
+    blinds. ``cap`` is the most bets per round; in the first round the big blind
+    counts as the first bet. ``buckets`` (one per betting round, 0 = full
+    resolution) is reserved for card-bucket abstractions.
+    """
+
+    ranks: int = 13
+    suits: int = 4
+    hand_size: int = 4
+    draws: int = 1
+    cap: int = 4
+    bets: tuple[float, ...] = DEFAULT_BETS[1]
+    small_blind: float = 0.5
+    big_blind: float = 1.0
+    buckets: tuple[int, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bets", _float_tuple("bets", self.bets))
+        object.__setattr__(self, "buckets", _int_tuple("buckets", self.buckets))
+        _check_int("ranks", self.ranks, 1, 13)
+        _check_int("suits", self.suits, 1, 4)
+        _check_int("hand_size", self.hand_size, 1, 4)
+        _check_int("draws", self.draws, 0, 3)
+        _check_int("cap", self.cap, 1, MAX_CAP)
+        if self.hand_size > self.ranks * self.suits:
+            raise ConfigError(f"hand_size: {self.hand_size} cards is more than the {self.ranks * self.suits}-card deck")
+        if len(self.bets) != self.draws + 1:
+            raise ConfigError(f"bets: {self.draws} draws make {self.draws + 1} betting rounds, "
+                              f"so bets needs {self.draws + 1} sizes, got {len(self.bets)}")
+        for name in ("small_blind", "big_blind"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+                raise ConfigError(f"{name}: must be a positive number, got {value!r}")
+        if self.small_blind > self.big_blind:
+            raise ConfigError(f"small_blind: {self.small_blind} is larger than big_blind {self.big_blind}")
+        if self.buckets and len(self.buckets) != self.draws + 1:
+            raise ConfigError(f"buckets: needs one count per betting round ({self.draws + 1}), got {len(self.buckets)}")
+        if any(b < 0 for b in self.buckets):
+            raise ConfigError("buckets: counts must be 0 (full resolution) or positive")
+
+    @property
+    def rounds(self) -> int:
+        return self.draws + 1
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["bets"] = list(self.bets)
+        data["buckets"] = list(self.buckets)
+        if not self.buckets:
+            del data["buckets"]
+        return data
+
+    def to_toml(self) -> str:
+        lines = []
+        for key, value in self.to_dict().items():
+            if isinstance(value, list):
+                lines.append(f"{key} = [{', '.join(_toml_scalar(v) for v in value)}]")
+            else:
+                lines.append(f"{key} = {_toml_scalar(value)}")
+        return "\n".join(lines) + "\n"
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_toml())
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "config") -> "GameConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"{source}: unknown field {unknown[0]!r} (fields: {', '.join(sorted(known))})")
+        values = dict(data)
+        if "draws" in values and "bets" not in values and isinstance(values["draws"], int):
+            values["bets"] = DEFAULT_BETS.get(values["draws"], ())
+        try:
+            return cls(**values)
+        except ConfigError as err:
+            raise ConfigError(f"{source}: {err}") from None
+
+    def describe(self) -> str:
+        names = {0: "no-draw", 1: "single-draw", 2: "double-draw", 3: "triple-draw"}
+        deck = "" if (self.ranks, self.suits) == (13, 4) else f", {self.ranks}x{self.suits} deck"
+        hand = "" if self.hand_size == 4 else f", {self.hand_size}-card hands"
+        bets = "/".join(f"{b:g}" for b in self.bets)
+        return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}"
+
+
+def _toml_scalar(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    raise TypeError(value)
+
+
+def _check_int(name: str, value, low: int, high: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ConfigError(f"{name}: must be an integer from {low} to {high}, got {value!r}")
+
+
+def _float_tuple(name: str, values) -> tuple[float, ...]:
+    if isinstance(values, (int, float)) and not isinstance(values, bool):
+        values = (values,)
+    try:
+        out = tuple(values)
+    except TypeError:
+        raise ConfigError(f"{name}: must be a list of numbers, got {values!r}") from None
+    for v in out:
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
+            raise ConfigError(f"{name}: sizes must be positive numbers, got {v!r}")
+    return tuple(float(v) for v in out)
+
+
+def _int_tuple(name: str, values) -> tuple[int, ...]:
+    if isinstance(values, int) and not isinstance(values, bool):
+        values = (values,)
+    try:
+        out = tuple(values)
+    except TypeError:
+        raise ConfigError(f"{name}: must be a list of integers, got {values!r}") from None
+    for v in out:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise ConfigError(f"{name}: must be integers, got {v!r}")
+    return out
+
+
+def preset_names() -> list[str]:
+    folder = resources.files("solver.presets")
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_preset(name: str) -> GameConfig:
+    folder = resources.files("solver.presets")
+    path = folder / f"{name}.toml"
+    if not path.is_file():
+        raise ConfigError(f"unknown preset {name!r} (presets: {', '.join(preset_names())})")
+    return _parse_toml(path.read_text(), f"preset {name}")
+
+
+def load_config_file(path: str | Path) -> GameConfig:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise ConfigError(f"cannot read config {str(path)!r}: {err.strerror or err}") from None
+    return _parse_toml(text, f"config {path.name}")
+
+
+def _parse_toml(text: str, source: str) -> GameConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{source}: invalid TOML: {err}") from None
+    return GameConfig.from_dict(data, source)
+
+
+def resolve_config(preset: str | None = None, config: str | None = None, default: str = "single-draw") -> GameConfig:
+    """The config named on a command line: ``--preset`` or ``--config`` (not both)."""
+    if preset and config:
+        raise ConfigError("give either --preset or --config, not both")
+    if config:
+        return load_config_file(config)
+    return load_preset(preset or default)

@@ -1,0 +1,98 @@
+"""Size and memory plan of a solve, computed without building the tree.
+
+Memory of a full-resolution solve: regrets and strategy sums (float32) for each
+action row of every decision node and each private state, the flattened tree
+(about 40 bytes a node) and the draw tables. Work buffers per thread are a few
+vectors per tree level and are counted in a fixed allowance.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+from abstractions.evaluator import get_evaluator
+
+from .config import GameConfig
+from .tree import TreeCounts, count_tree
+
+BYTES_PER_ENTRY = 8          # float32 regret + float32 strategy sum
+BYTES_PER_NODE = 40          # kind, seat, round, contrib, parent, action, children, row offset
+WORK_ALLOWANCE = 64 << 20    # traversal buffers, transition tables, Python overhead
+
+
+@dataclass(frozen=True)
+class SolvePlan:
+    config: GameConfig
+    counts: TreeCounts
+    private_states: int
+    entries: int        # (betting node, private state) pairs
+    storage_entries: int  # (action row, private state) pairs that hold regrets and sums
+    bytes: int
+    machine_bytes: int
+
+    @property
+    def fits(self) -> bool:
+        # Leave a quarter of the machine to the system and other work.
+        return self.bytes <= 0.75 * self.machine_bytes
+
+    def to_json(self) -> dict:
+        return {
+            "betting_nodes": self.counts.betting_nodes,
+            "draw_nodes": self.counts.draw_nodes,
+            "terminal_nodes": self.counts.terminal_nodes,
+            "private_states": self.private_states,
+            "entries": self.entries,
+            "bytes": self.bytes,
+            "storage_entries": self.storage_entries,
+            "machine_bytes": self.machine_bytes,
+            "fits": self.fits,
+            "config": self.config.to_dict(),
+        }
+
+    def describe(self) -> str:
+        c = self.counts
+        lines = [
+            f"game:            {self.config.describe()}",
+            f"betting nodes:   {c.betting_nodes:,}",
+            f"draw nodes:      {c.draw_nodes:,}",
+            f"terminal nodes:  {c.terminal_nodes:,}",
+            f"private states:  {self.private_states:,} value classes",
+            f"entries:         {self.entries:,} (betting node, state) pairs",
+            f"memory:          {format_bytes(self.bytes)} for a full-resolution solve",
+            f"this machine:    {format_bytes(self.machine_bytes)}",
+        ]
+        if self.fits:
+            lines.append("verdict:         fits in this machine's memory")
+        else:
+            lines.append("verdict:         does NOT fit in this machine's memory "
+                         "(use card buckets, a smaller cap, or fewer draws)")
+        return "\n".join(lines)
+
+
+def machine_memory_bytes() -> int:
+    """Physical memory of this machine (MemTotal)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def format_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:,.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    raise AssertionError
+
+
+def plan_solve(config: GameConfig) -> SolvePlan:
+    counts = count_tree(config)
+    states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
+    storage = (counts.betting_rows + counts.draw_rows) * states
+    total = storage * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
+    return SolvePlan(config, counts, states, counts.betting_nodes * states, storage, total, machine_memory_bytes())
