@@ -18,6 +18,20 @@ examples:
   echo 6h4d3sAh | badugi eval -            hands from standard input, one per line
   badugi eval --ranks 6 --suits 3 --hand-size 3 As2h3d
   badugi plan --preset triple-draw         tree sizes and memory of a solve
+  badugi solve --preset single-draw        solve; results and charts in runs/single-draw
+"""
+
+
+DEFAULT_TARGET_MBB = 0.1
+DEFAULT_TIME_LIMIT = 3600.0
+SOLVE_EXAMPLES = f"""\
+Without a stopping rule a solve runs to {DEFAULT_TARGET_MBB} mbb/hand or {DEFAULT_TIME_LIMIT:.0f} s.
+
+examples:
+  badugi solve                                  single-draw preset, full resolution
+  badugi solve --preset tiny-single-draw --iterations 2000 --out runs/tiny
+  badugi solve --preset double-draw --time-limit 1800 --out runs/dd
+  badugi solve --out runs/dd --resume --time-limit 3600    continue an interrupted run
 """
 
 
@@ -49,6 +63,47 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     plan = plan_solve(_game_config(args))
     print(json.dumps(plan.to_json()) if args.json else plan.describe())
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import numba
+
+    from .charts import plot_convergence
+    from .checkpoint import CHECKPOINT_NAME, load_checkpoint
+    from .solve import solve
+
+    if args.threads is not None:
+        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
+            raise CliError(f"--threads must be 1 to {numba.config.NUMBA_NUM_THREADS}")
+        numba.set_num_threads(args.threads)
+    out = Path(args.out) if args.out else None
+    if args.resume and args.preset is None and args.config is None:
+        # The checkpoint says which game it is.
+        if out is None:
+            raise CliError("--resume needs --out DIR (the directory of the interrupted run)")
+        config = load_checkpoint(out / CHECKPOINT_NAME)["config"]
+    else:
+        config = _game_config(args)
+    if out is None:
+        out = Path("runs") / (Path(args.config).stem if args.config else (args.preset or "single-draw"))
+    target, limit, iterations = args.target_exploitability, args.time_limit, args.iterations
+    if target is None and limit is None and iterations is None:
+        target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
+    say(f"solving {config.describe()} with {args.algorithm} -> {out}")
+    result = solve(config, args.algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
+                   out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
+    charts = plot_convergence({args.algorithm: result.convergence}, out / "convergence",
+                              f"{config.describe()}: convergence")
+    x = result.exploitability
+    print(f"done ({result.stopped_by}): {result.iterations} iterations in {result.seconds:.1f}s; "
+          f"exploitability {x.exploitability_mbb:.4f} mbb/hand; "
+          f"button's game value {x.game_value_mbb:.3f} mbb/hand")
+    print(f"results in {out}/: summary.json, convergence.csv, strategy.npz, checkpoint.npz, "
+          + ", ".join(p.name for p in charts))
     return 0
 
 
@@ -117,6 +172,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_deck_args(p)
     p.add_argument("--json", action="store_true", help="one JSON object per hand")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("solve", help="compute a near-equilibrium strategy", epilog=SOLVE_EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_game_args(p)
+    p.add_argument("--algorithm", default="dcfr", choices=["dcfr", "cfr+", "linear", "cfr"],
+                   help="CFR variant (default dcfr: alpha 1.5, beta 0, gamma 2)")
+    p.add_argument("--iterations", type=int, help="stop at this many iterations in all (a resumed run counts its past)")
+    p.add_argument("--target-exploitability", type=float, metavar="MBB",
+                   help="stop once exploitability is at most MBB mbb/hand")
+    p.add_argument("--time-limit", type=float, metavar="S", help="stop after S seconds in all")
+    p.add_argument("--out", help="output directory (default runs/PRESET)")
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
+    p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
+    p.add_argument("--check-every", type=int, metavar="N", help="measure exploitability every N iterations "
+                   "(default: adaptive, about a tenth of the run time)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
                        epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n",

@@ -1,0 +1,200 @@
+"""The CFR engine: one object from config to solved strategy.
+
+Lifecycle: configured -> tree built -> memory planned and allocated -> solved.
+Algorithms are flags of one engine (a :class:`Schedule`), all with alternating
+updates:
+
+- ``dcfr``   Discounted CFR, alpha=1.5, beta=0, gamma=2 (Brown & Sandholm 2019): the
+  default. Positive regrets are scaled by t^a/(t^a+1), negative by 1/2, the
+  average strategy by (t/(t+1))^g each iteration.
+- ``cfr+``   CFR+ (Tammelin 2014): regrets floored at zero, linear averaging.
+- ``linear`` Linear CFR: DCFR with alpha=beta=gamma=1.
+- ``cfr``    vanilla CFR with uniform averaging.
+
+Exploitability is exact: a best response for each seat against the other's
+average strategy in the same tree, (BR value vs button + BR value vs big
+blind) / 2, reported in mbb/hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from abstractions.transitions import DrawModel, get_draw_model
+
+from . import kernels
+from .config import GameConfig
+from .plan import SolvePlan, format_bytes, plan_solve
+from .tree import BET, BUTTON, DRAW, PublicTree, build_tree
+
+ALGORITHMS = ("dcfr", "cfr+", "linear", "cfr")
+PARALLEL_MIN_ENTRIES = 200_000
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Per-iteration scaling of regrets and strategy sums for each algorithm."""
+
+    algorithm: str = "dcfr"
+    alpha: float = 1.5
+    beta: float = 0.0
+    gamma: float = 2.0
+
+    def __post_init__(self):
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {self.algorithm!r} (choose from {', '.join(ALGORITHMS)})")
+
+    def params(self, t: int) -> np.ndarray:
+        """(pos_scale, neg_scale, floor, sum_scale, sum_weight) for iteration t >= 1.
+
+        The scales apply to what was accumulated over iterations 1..t-1.
+        """
+        prev = float(t - 1)
+        if self.algorithm == "cfr":
+            return np.array([1.0, 1.0, 0.0, 1.0, 1.0])
+        if self.algorithm == "cfr+":
+            return np.array([1.0, 1.0, 1.0, 1.0, float(t)])
+        alpha, beta, gamma = (1.0, 1.0, 1.0) if self.algorithm == "linear" else (self.alpha, self.beta, self.gamma)
+        pos = prev ** alpha / (prev ** alpha + 1.0)
+        neg = prev ** beta / (prev ** beta + 1.0)
+        return np.array([pos, neg, 0.0, (prev / t) ** gamma, 1.0])
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """Best-response values (BB/hand) against the average strategy, and the game value."""
+
+    br_button: float      # button's best-response value vs the big blind's strategy
+    br_big_blind: float   # big blind's best-response value vs the button's strategy
+    game_value: float     # button's value when both play the average strategy
+
+    @property
+    def exploitability(self) -> float:
+        return (self.br_button + self.br_big_blind) / 2.0
+
+    @property
+    def exploitability_mbb(self) -> float:
+        return 1000.0 * self.exploitability
+
+    @property
+    def game_value_mbb(self) -> float:
+        return 1000.0 * self.game_value
+
+
+class SolveTooLarge(ValueError):
+    """The planned solve does not fit in this machine's memory."""
+
+
+class Engine:
+    """Range-vector CFR over the public tree of one game config."""
+
+    def __init__(self, config: GameConfig, algorithm: str = "dcfr", check_memory: bool = True):
+        self.config = config
+        self.schedule = Schedule(algorithm)
+        self.plan: SolvePlan = plan_solve(config)
+        if check_memory and not self.plan.fits:
+            raise SolveTooLarge(
+                f"{config.describe()} needs {format_bytes(self.plan.bytes)} at full resolution, "
+                f"more than this machine's {format_bytes(self.plan.machine_bytes)} allows; "
+                "use a smaller cap, fewer draws or card buckets")
+        self.tree: PublicTree = build_tree(config)
+        self.model: DrawModel = get_draw_model(config.ranks, config.suits, config.hand_size)
+        self.n_states = self.model.n_values
+        size = self.tree.n_rows * self.n_states
+        self.regret = np.zeros(size, dtype=np.float32)
+        self.strat_sum = np.zeros(size, dtype=np.float32)
+        self.iteration = 0
+        self._prepare()
+
+    @property
+    def algorithm(self) -> str:
+        return self.schedule.algorithm
+
+    def _prepare(self) -> None:
+        tree = self.tree
+        depth = np.zeros(tree.n_nodes, dtype=np.int64)
+        # Parents come before children, so a few whole-array passes settle the depths.
+        while True:
+            new = np.where(tree.parent >= 0, depth[np.maximum(tree.parent, 0)] + 1, 0)
+            if np.array_equal(new, depth):
+                break
+            depth = new
+        decision = tree.kind <= DRAW
+        self.max_depth = int(depth[decision].max()) + 1
+        self.n_actions_max = int(tree.n_children.max())
+        # Cut at the start of the second betting round: independent subtrees.
+        is_cut = (tree.kind == BET) & (tree.round == 1) & (tree.parent >= 0)
+        is_cut &= tree.kind[np.maximum(tree.parent, 0)] == DRAW
+        self.cut_nodes = np.nonzero(is_cut)[0].astype(np.int64)
+        self.cut_index = np.full(tree.n_nodes, -1, dtype=np.int64)
+        self.cut_index[self.cut_nodes] = np.arange(len(self.cut_nodes))
+        n_cuts = max(len(self.cut_nodes), 1)
+        self.cut_reach = np.zeros((n_cuts, 2, self.n_states))
+        self.cut_value = np.zeros((n_cuts, self.n_states))
+        m = self.model
+        self._tree_args = (tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
+                           tree.row_offset, self.cut_index, self.cut_nodes)
+        self._model_args = (m.legal, m.keep_set.astype(np.int64), m.set_start, m.set_value, m.set_prob,
+                            m.set_size, self.config.hand_size)
+
+    def _walk(self, traverser: int, policy: int, params: np.ndarray) -> float:
+        return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
+                                    *self._tree_args, *self._model_args,
+                                    self.regret, self.strat_sum, self.cut_reach, self.cut_value,
+                                    self.max_depth, self.n_actions_max, self.threads())
+
+    def threads(self) -> int:
+        """Threads for a walk: one for small trees, where starting threads costs more than it saves."""
+        return 1 if self.regret.size < PARALLEL_MIN_ENTRIES else numba.get_num_threads()
+
+    def run_iterations(self, n: int) -> None:
+        """``n`` iterations of alternating updates (button, then big blind)."""
+        for _ in range(n):
+            t = self.iteration + 1
+            params = self.schedule.params(t)
+            for seat in (0, 1):
+                self._walk(seat, kernels.UPDATE, params)
+            self.iteration = t
+
+    def exploitability(self) -> Exploitability:
+        params = self.schedule.params(max(self.iteration, 1))
+        br_button = self._walk(0, kernels.BEST_RESPONSE, params)
+        br_bb = self._walk(1, kernels.BEST_RESPONSE, params)
+        value = self._walk(0, kernels.EVALUATE, params)
+        return Exploitability(br_button, br_bb, value)
+
+    # -- strategies --------------------------------------------------------
+    def node_rows(self, node: int, array: np.ndarray | None = None) -> np.ndarray:
+        """(n_actions, n_states) view of a decision node's rows in ``array`` (default: strategy sums)."""
+        array = self.strat_sum if array is None else array
+        n_act = int(self.tree.n_children[node])
+        start = int(self.tree.row_offset[node]) * self.n_states
+        return array[start:start + n_act * self.n_states].reshape(n_act, self.n_states)
+
+    def average_strategy(self, node: int) -> np.ndarray:
+        """Average strategy at a decision node: (n_actions, n_states), rows sum to 1 over legal actions."""
+        out = np.empty((int(self.tree.n_children[node]), self.n_states))
+        kernels._strategy(self.node_rows(node), out.shape[0], self.model.legal,
+                          bool(self.tree.kind[node] == DRAW), out)
+        return out
+
+    def average_probabilities(self) -> np.ndarray:
+        """The average strategy of every decision node, laid out like the strategy sums (float32)."""
+        out = np.empty_like(self.strat_sum)
+        kernels.average_all(self.tree.kind, self.tree.n_children.astype(np.int64), self.tree.row_offset,
+                            self.model.legal, self.strat_sum, self.n_states, out)
+        return out
+
+    def set_average_strategy(self, fill) -> None:
+        """Replace the strategy sums by ``fill(node, tree) -> (n_actions, n_states)`` at every decision node.
+
+        Used to evaluate a fixed strategy (uniform random, always call, ...).
+        """
+        for node in np.nonzero(self.tree.kind <= DRAW)[0]:
+            self.node_rows(int(node))[:] = fill(int(node), self.tree)
+
+    def button_seat_name(self) -> str:
+        return "button" if BUTTON == 0 else "big blind"

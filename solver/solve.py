@@ -1,0 +1,210 @@
+"""The solve loop: iterate, measure, report progress, checkpoint, stop.
+
+Stops at the first of: ``iterations`` reached, exploitability at or below
+``target_mbb``, ``time_limit`` seconds spent (time spent before a resume
+counts). Exploitability is measured every so often, keeping its cost near a
+tenth of the run time, and always at the end. Ctrl-C writes a checkpoint and
+re-raises KeyboardInterrupt; ``resume=True`` continues from the checkpoint in
+``out_dir`` bit for bit.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numba
+import numpy as np
+
+from .checkpoint import (CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint,
+                         save_strategy)
+from .config import GameConfig
+from .engine import Engine, Exploitability
+
+CHECK_SHARE = 0.1          # exploitability checks may take about this share of the time
+CHECKPOINT_SECONDS = 60.0  # periodic checkpoint on long runs
+PROGRESS_SECONDS = 2.0     # at most one progress line this often
+
+
+@dataclass
+class SolveResult:
+    engine: Engine
+    exploitability: Exploitability
+    iterations: int
+    seconds: float
+    stopped_by: str
+    out_dir: Path | None
+    convergence: list[tuple[int, float, float]]
+
+
+def _summary(result: SolveResult, compile_seconds: float) -> dict:
+    e = result.engine
+    x = result.exploitability
+    return {
+        "game": e.config.describe(),
+        "config": e.config.to_dict(),
+        "algorithm": e.algorithm,
+        "iterations": result.iterations,
+        "seconds": round(result.seconds, 3),
+        "compile_seconds": round(compile_seconds, 3),
+        "threads": numba.get_num_threads(),
+        "stopped_by": result.stopped_by,
+        "game_value_mbb": x.game_value_mbb,
+        "exploitability_mbb": x.exploitability_mbb,
+        "br_button_mbb": 1000.0 * x.br_button,
+        "br_big_blind_mbb": 1000.0 * x.br_big_blind,
+        "value_seat": "button",
+        "private_states": e.n_states,
+        "betting_nodes": int((e.tree.kind == 0).sum()),
+        "memory_bytes": e.plan.bytes,
+    }
+
+
+def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = None,
+          target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
+          resume: bool = False, progress: Callable[[str], None] | None = None,
+          check_every: int | None = None) -> SolveResult:
+    """Solve ``config``; write results to ``out_dir`` if given. See the module docstring."""
+    if iterations is None and target_mbb is None and time_limit is None:
+        raise ValueError("give at least one stopping rule: iterations, target exploitability or time limit")
+    if iterations is not None and iterations < 0:
+        raise ValueError(f"iterations must be 0 or more, got {iterations}")
+    if target_mbb is not None and not target_mbb > 0:
+        raise ValueError(f"target exploitability must be positive, got {target_mbb}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time limit must be positive, got {time_limit}")
+    say = progress or (lambda line: None)
+    out = Path(out_dir) if out_dir is not None else None
+    checkpoint_path = out / CHECKPOINT_NAME if out else None
+
+    engine = Engine(config, algorithm)
+    spent = 0.0
+    convergence: list[tuple[int, float, float]] = []
+    if resume:
+        if checkpoint_path is None:
+            raise ValueError("resume needs an output directory holding a checkpoint")
+        data = load_checkpoint(checkpoint_path, expected_size=engine.regret.size)
+        if data["config"] != config:
+            raise CheckpointError(f"{checkpoint_path} is for {data['config'].describe()}, not {config.describe()}")
+        if str(data["algorithm"]) != algorithm:
+            raise CheckpointError(f"{checkpoint_path} was made with {str(data['algorithm'])}, not {algorithm}")
+        engine.regret[:] = data["regret"]
+        engine.strat_sum[:] = data["strat_sum"]
+        engine.iteration = int(data["iteration"])
+        spent = float(data["seconds"])
+        convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
+        say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
+
+    # Compile (or load from the cache) before timing, so run time is run time.
+    compile_start = time.perf_counter()
+    engine.exploitability()
+    compile_seconds = time.perf_counter() - compile_start
+
+    def write_checkpoint():
+        if checkpoint_path:
+            save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
+                            np.array(convergence, dtype=np.float64).reshape(-1, 3), engine.regret, engine.strat_sum)
+
+    start = time.perf_counter()
+    base = spent
+    last_checkpoint = start
+    last_said = -math.inf
+    iter_seconds = None
+    check_seconds = 0.0
+    next_check = engine.iteration + 1
+    x = None
+    stopped_by = None
+    try:
+        while True:
+            if iterations is not None and engine.iteration >= iterations:
+                stopped_by = "iterations"
+            elif time_limit is not None and spent >= time_limit:
+                stopped_by = "time limit"
+            elif (target_mbb is not None and convergence and convergence[-1][0] == engine.iteration
+                  and convergence[-1][2] <= target_mbb):
+                stopped_by = "target exploitability"
+            if stopped_by:
+                break
+            # Run up to the next check, in slices short enough to honour the time limit.
+            todo = next_check - engine.iteration
+            if iterations is not None:
+                todo = min(todo, iterations - engine.iteration)
+            if time_limit is not None and iter_seconds:
+                todo = min(todo, max(1, int((time_limit - spent) / iter_seconds)))
+            t0 = time.perf_counter()
+            engine.run_iterations(todo)
+            iter_seconds = (time.perf_counter() - t0) / todo
+            spent = base + time.perf_counter() - start
+            if engine.iteration >= next_check:
+                t0 = time.perf_counter()
+                x = engine.exploitability()
+                check_seconds = time.perf_counter() - t0
+                spent = base + time.perf_counter() - start
+                convergence.append((engine.iteration, spent, x.exploitability_mbb))
+                if time.perf_counter() - last_said >= PROGRESS_SECONDS:
+                    say(_progress_line(engine.iteration, x, spent, iterations, target_mbb, time_limit,
+                                       iter_seconds, convergence))
+                    last_said = time.perf_counter()
+                gap = check_every or max(1, math.ceil(check_seconds / (CHECK_SHARE * iter_seconds)))
+                # Early checks come closer together so the convergence curve has a shape.
+                gap = min(gap, max(1, engine.iteration // 2)) if check_every is None else gap
+                next_check = engine.iteration + gap
+            if checkpoint_path and time.perf_counter() - last_checkpoint > CHECKPOINT_SECONDS:
+                write_checkpoint()
+                last_checkpoint = time.perf_counter()
+    except KeyboardInterrupt:
+        spent = base + time.perf_counter() - start
+        write_checkpoint()
+        if checkpoint_path:
+            say(f"interrupted at iteration {engine.iteration}; checkpoint written to {checkpoint_path} "
+                "(continue with --resume)")
+        raise
+
+    if x is None or not convergence or convergence[-1][0] != engine.iteration:
+        x = engine.exploitability()
+        convergence.append((engine.iteration, spent, x.exploitability_mbb))
+    result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence)
+    if out:
+        write_checkpoint()
+        write_outputs(result, compile_seconds)
+    return result
+
+
+def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter_seconds, convergence) -> str:
+    remaining = []
+    if iterations is not None:
+        remaining.append((iterations - iteration) * iter_seconds)
+    if time_limit is not None:
+        remaining.append(max(time_limit - spent, 0.0))
+    if target_mbb is not None and len(convergence) >= 2:
+        (i0, _, e0), (i1, _, e1) = convergence[-2], convergence[-1]
+        if e1 <= target_mbb:
+            remaining.append(0.0)
+        elif 0 < e1 < e0 and i1 > i0:
+            # Extrapolate the recent power law exploitability ~ iterations^-k.
+            k = math.log(e0 / e1) / math.log(i1 / i0)
+            need = i1 * (e1 / target_mbb) ** (1.0 / k)
+            remaining.append((need - i1) * iter_seconds)
+    eta = f"~{min(remaining):.0f}s left" if remaining else "remaining unknown"
+    return (f"iter {iteration:>6}  exploitability {x.exploitability_mbb:10.4f} mbb/hand  "
+            f"value {x.game_value_mbb:9.3f} mbb  {spent:7.1f}s  {eta}")
+
+
+def write_outputs(result: SolveResult, compile_seconds: float = 0.0) -> None:
+    out = result.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    e = result.engine
+    (out / "summary.json").write_text(json.dumps(_summary(result, compile_seconds), indent=2) + "\n")
+    with open(out / "convergence.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["iteration", "seconds", "exploitability_mbb"])
+        for i, s, x in result.convergence:
+            writer.writerow([i, f"{s:.3f}", f"{x:.6g}"])
+    (out / "config.toml").write_text(e.config.to_toml())
+    save_strategy(out / STRATEGY_NAME, e.config, e.algorithm, result.iterations, e.average_probabilities(),
+                  result.exploitability.exploitability_mbb, result.exploitability.game_value_mbb)
