@@ -75,14 +75,6 @@ def _code_of(cards, n, suits, ranks, hand_size):
 
 
 @njit(cache=True)
-def _colex_index(sorted_cards, n, binom):
-    index = 0
-    for i in range(n):
-        index += binom[sorted_cards[i], i + 1]
-    return index
-
-
-@njit(cache=True)
 def _all_hand_codes(n_cards, hand_size, suits, ranks, binom):
     """Strength code of every hand of the deck, indexed by colex rank."""
     total = binom[n_cards, hand_size]
@@ -102,22 +94,44 @@ def _all_hand_codes(n_cards, hand_size, suits, ranks, binom):
 
 
 @njit(cache=True, parallel=True)
-def _lookup_values(hands, binom, hand_values):
-    """Value class of each row of ``hands`` through the colex lookup table."""
+def _lookup_values(hands, n_cards, binom, hand_values, out):
+    """Value class of each row of ``hands`` through the colex lookup table.
+
+    Cards are sorted in registers by a 5-comparator network (rows shorter than
+    four are padded with distinct cards past the deck, which sort last). A row
+    with a card outside the deck or a repeated card gets -1; returns how many.
+    """
     n_hands, hand_size = hands.shape
-    out = np.empty(n_hands, np.int32)
+    n_bad = 0
     for h in prange(n_hands):
-        sorted_cards = np.empty(MAX_HAND_SIZE, np.int64)
-        # Insertion sort: hands have at most four cards.
-        for i in range(hand_size):
-            card = hands[h, i]
-            j = i
-            while j > 0 and sorted_cards[j - 1] > card:
-                sorted_cards[j] = sorted_cards[j - 1]
-                j -= 1
-            sorted_cards[j] = card
-        out[h] = hand_values[_colex_index(sorted_cards, hand_size, binom)]
-    return out
+        c0 = np.int64(hands[h, 0])
+        c1 = np.int64(hands[h, 1]) if hand_size > 1 else n_cards + 1
+        c2 = np.int64(hands[h, 2]) if hand_size > 2 else n_cards + 2
+        c3 = np.int64(hands[h, 3]) if hand_size > 3 else n_cards + 3
+        if c0 > c1:
+            c0, c1 = c1, c0
+        if c2 > c3:
+            c2, c3 = c3, c2
+        if c0 > c2:
+            c0, c2 = c2, c0
+        if c1 > c3:
+            c1, c3 = c3, c1
+        if c1 > c2:
+            c1, c2 = c2, c1
+        top = c0 if hand_size == 1 else (c1 if hand_size == 2 else (c2 if hand_size == 3 else c3))
+        if c0 < 0 or top >= n_cards or c0 == c1 or c1 == c2 or c2 == c3:
+            out[h] = -1
+            n_bad += 1
+            continue
+        index = binom[c0, 1]
+        if hand_size > 1:
+            index += binom[c1, 2]
+        if hand_size > 2:
+            index += binom[c2, 3]
+        if hand_size > 3:
+            index += binom[c3, 4]
+        out[h] = hand_values[index]
+    return n_bad
 
 
 def _binomials(n: int, k: int) -> np.ndarray:
@@ -158,7 +172,12 @@ class Evaluator:
         self._code_to_value = {int(c): v for v, c in enumerate(self.value_codes)}
 
     # -- evaluation -------------------------------------------------------
-    def _check_hands(self, hands: np.ndarray) -> np.ndarray:
+    def evaluate_batch(self, hands) -> np.ndarray:
+        """Value class of each hand in an ``(n, hand_size)`` integer array of card numbers.
+
+        Raises ValueError naming the first bad row (a card outside the deck or a
+        repeated card) or a wrong shape.
+        """
         hands = np.asarray(hands)
         if hands.ndim == 1:
             hands = hands[None, :]
@@ -166,18 +185,15 @@ class Evaluator:
             raise ValueError(f"hands must have {self.hand_size} cards each, got shape {hands.shape}")
         if not np.issubdtype(hands.dtype, np.integer):
             raise ValueError(f"hands must be integer card numbers, got {hands.dtype}")
-        if hands.size and (hands.min() < 0 or hands.max() >= self.deck.n_cards):
-            raise ValueError(f"card numbers must be 0..{self.deck.n_cards - 1} for the {self.deck.describe()}")
-        ordered = np.sort(hands, axis=1)
-        if self.hand_size > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
-            row = int(np.nonzero(np.any(ordered[:, 1:] == ordered[:, :-1], axis=1))[0][0])
-            raise ValueError(f"hand {row} has a duplicate card: {format_cards(hands[row], self.deck)}")
-        return hands.astype(np.int64, copy=False)
-
-    def evaluate_batch(self, hands) -> np.ndarray:
-        """Value class of each hand in an ``(n, hand_size)`` array of card numbers."""
-        hands = self._check_hands(hands)
-        return _lookup_values(hands, self._binom, self.hand_values)
+        out = np.empty(len(hands), dtype=np.int32)
+        if _lookup_values(hands, self.deck.n_cards, self._binom, self.hand_values, out):
+            bad = np.flatnonzero(out < 0)
+            row = hands[bad[0]]
+            if row.min() < 0 or row.max() >= self.deck.n_cards:
+                raise ValueError(f"hand {bad[0]}: card numbers must be 0..{self.deck.n_cards - 1} "
+                                 f"for the {self.deck.describe()}, got {row.tolist()}")
+            raise ValueError(f"hand {bad[0]} has a duplicate card: {format_cards(row, self.deck)}")
+        return out
 
     def evaluate(self, cards) -> int:
         """Value class of one hand given as card numbers."""

@@ -73,12 +73,21 @@ def _read(path: Path, kind: str, version: int) -> dict:
     return arrays
 
 
-def load_checkpoint(path: Path, expected_size: int | None = None) -> dict:
-    """Read and check a checkpoint; CheckpointError with a one-line reason if unusable."""
+def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None,
+                    expected_size: int | None = None) -> dict:
+    """Read and check a checkpoint; CheckpointError with a one-line reason if unusable.
+
+    With ``config`` / ``algorithm`` / ``expected_size``, a checkpoint of another
+    game, algorithm or tree is refused.
+    """
     data = _read(Path(path), "badugi-checkpoint", CHECKPOINT_VERSION)
     for name in ("regret", "strat_sum", "iteration", "seconds", "convergence", "algorithm"):
         if name not in data:
             raise CheckpointError(f"{path} is damaged: it has no {name!r} array")
+    if config is not None and data["config"] != config:
+        raise CheckpointError(f"{path} is for {data['config'].describe()}, not {config.describe()}")
+    if algorithm is not None and str(data["algorithm"]) != algorithm:
+        raise CheckpointError(f"{path} was made with {str(data['algorithm'])}, not {algorithm}")
     if data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32:
         raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
     if expected_size is not None and (data["regret"].size != expected_size or data["strat_sum"].size != expected_size):

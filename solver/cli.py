@@ -80,23 +80,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise CliError(f"--threads must be 1 to {numba.config.NUMBA_NUM_THREADS}")
         numba.set_num_threads(args.threads)
     out = Path(args.out) if args.out else None
-    if args.resume and args.preset is None and args.config is None:
-        # The checkpoint says which game it is.
+    config = None
+    algorithm = args.algorithm or "dcfr"
+    if args.resume:
+        # The checkpoint says which game and algorithm it is, unless the command does.
         if out is None:
             raise CliError("--resume needs --out DIR (the directory of the interrupted run)")
-        config = load_checkpoint(out / CHECKPOINT_NAME)["config"]
-    else:
-        config = _game_config(args)
+        saved = load_checkpoint(out / CHECKPOINT_NAME)
+        config = saved["config"] if args.preset is None and args.config is None else None
+        algorithm = args.algorithm or str(saved["algorithm"])
+    config = config or _game_config(args)
     if out is None:
         out = Path("runs") / (Path(args.config).stem if args.config else (args.preset or "single-draw"))
     target, limit, iterations = args.target_exploitability, args.time_limit, args.iterations
     if target is None and limit is None and iterations is None:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
-    say(f"solving {config.describe()} with {args.algorithm} -> {out}")
-    result = solve(config, args.algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
+    say(f"solving {config.describe()} with {algorithm} -> {out}")
+    result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
                    out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
-    charts = plot_convergence({args.algorithm: result.convergence}, out / "convergence",
+    charts = plot_convergence({algorithm: result.convergence}, out / "convergence",
                               f"{config.describe()}: convergence")
     x = result.exploitability
     print(f"done ({result.stopped_by}): {result.iterations} iterations in {result.seconds:.1f}s; "
@@ -176,8 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="compute a near-equilibrium strategy", epilog=SOLVE_EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
-    p.add_argument("--algorithm", default="dcfr", choices=["dcfr", "cfr+", "linear", "cfr"],
-                   help="CFR variant (default dcfr: alpha 1.5, beta 0, gamma 2)")
+    p.add_argument("--algorithm", choices=["dcfr", "cfr+", "linear", "cfr"],
+                   help="CFR variant (default dcfr: alpha 1.5, beta 0, gamma 2; a resumed run keeps its own)")
     p.add_argument("--iterations", type=int, help="stop at this many iterations in all (a resumed run counts its past)")
     p.add_argument("--target-exploitability", type=float, metavar="MBB",
                    help="stop once exploitability is at most MBB mbb/hand")

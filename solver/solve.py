@@ -21,8 +21,7 @@ from typing import Callable
 import numba
 import numpy as np
 
-from .checkpoint import (CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint,
-                         save_strategy)
+from .checkpoint import CHECKPOINT_NAME, STRATEGY_NAME, load_checkpoint, save_checkpoint, save_strategy
 from .config import GameConfig
 from .engine import Engine, Exploitability
 
@@ -88,11 +87,7 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
     if resume:
         if checkpoint_path is None:
             raise ValueError("resume needs an output directory holding a checkpoint")
-        data = load_checkpoint(checkpoint_path, expected_size=engine.regret.size)
-        if data["config"] != config:
-            raise CheckpointError(f"{checkpoint_path} is for {data['config'].describe()}, not {config.describe()}")
-        if str(data["algorithm"]) != algorithm:
-            raise CheckpointError(f"{checkpoint_path} was made with {str(data['algorithm'])}, not {algorithm}")
+        data = load_checkpoint(checkpoint_path, config, algorithm, expected_size=engine.regret.size)
         engine.regret[:] = data["regret"]
         engine.strat_sum[:] = data["strat_sum"]
         engine.iteration = int(data["iteration"])

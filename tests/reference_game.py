@@ -736,7 +736,8 @@ class SequencePolicy:
 
 
 def solve_lp(ranks, suits, hand_size, draws, cap, bets, small_blind=0.5, big_blind=1.0,
-             return_policy=False, factored=True, verbose=False, tol=1e-10):
+             return_policy=False, factored=True, verbose=False, tol=1e-10,
+             method="highs"):
     """Exact value (big blinds, for the button) of the game via the sequence-form LP.
 
     The LP (button maximizes):  max q_root  s.t.  E x = e, x >= 0,
@@ -755,7 +756,7 @@ def solve_lp(ranks, suits, hand_size, draws, cap, bets, small_blind=0.5, big_bli
     t1 = time.perf_counter()
     opts = dict(primal_feasibility_tolerance=tol, dual_feasibility_tolerance=tol)
     res = linprog(lp["c"], A_ub=lp["A_ub"], b_ub=lp["b_ub"], A_eq=lp["A_eq"], b_eq=lp["b_eq"],
-                  bounds=lp["bounds"], method="highs", options=opts)
+                  bounds=lp["bounds"], method=method, options=opts)
     t2 = time.perf_counter()
     if res.status != 0:
         raise RuntimeError(f"LP failed: {res.message}")
