@@ -109,6 +109,7 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
     base = spent
     last_checkpoint = start
     last_said = -math.inf
+    checkpoint_gap = CHECKPOINT_SECONDS
     iter_seconds = None
     check_seconds = 0.0
     next_check = engine.iteration + 1
@@ -149,9 +150,12 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
                 # Early checks come closer together so the convergence curve has a shape.
                 gap = min(gap, max(1, engine.iteration // 2)) if check_every is None else gap
                 next_check = engine.iteration + gap
-            if checkpoint_path and time.perf_counter() - last_checkpoint > CHECKPOINT_SECONDS:
+            if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
+                t0 = time.perf_counter()
                 write_checkpoint()
                 last_checkpoint = time.perf_counter()
+                # Big games: keep checkpoint writing to a few percent of the run.
+                checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
     except KeyboardInterrupt:
         spent = base + time.perf_counter() - start
         write_checkpoint()

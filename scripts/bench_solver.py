@@ -1,0 +1,212 @@
+"""Solver benchmarks: compile time, time to target, algorithms side by side, throughput, double draw.
+
+    python scripts/bench_solver.py single        # compile (cold, warm) and single-draw time to 0.1 mbb/hand
+    python scripts/bench_solver.py algorithms    # dcfr, cfr+, linear, cfr on single draw -> results/algorithms/
+    python scripts/bench_solver.py throughput    # state-updates per second against copy bandwidth
+    python scripts/bench_solver.py double --minutes 60   # double draw, full resolution (resumable)
+
+Each prints a plain-text table (``--json`` for JSON). Figures go to BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+COMPILE_SNIPPET = """
+import time
+t = time.perf_counter()
+from solver.config import load_preset
+from solver.engine import Engine
+engine = Engine(load_preset('tiny-single-draw'))
+engine.run_iterations(1)
+engine.exploitability()
+engine.average_probabilities()
+print(time.perf_counter() - t)
+"""
+
+
+def machine() -> dict:
+    import numba
+    return {"cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(), "numba": numba.__version__,
+            "python": platform.python_version(), "date": time.strftime("%Y-%m-%d")}
+
+
+def compile_seconds(cache_dir: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env, capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def bench_single(args) -> dict:
+    from solver.config import load_preset
+    from solver.solve import solve
+
+    with tempfile.TemporaryDirectory() as cache:
+        cold = compile_seconds(cache)
+        warm = compile_seconds(cache)
+    result = solve(load_preset("single-draw"), args.algorithm, target_mbb=args.target, iterations=args.max_iterations,
+                   check_every=args.check_every)
+    return {**machine(), "compile_cold_s": cold, "load_warm_s": warm, "algorithm": args.algorithm,
+            "target_mbb": args.target, "iterations": result.iterations, "seconds": result.seconds,
+            "exploitability_mbb": result.exploitability.exploitability_mbb,
+            "game_value_mbb": result.exploitability.game_value_mbb,
+            "seconds_per_iteration": result.seconds / max(result.iterations, 1)}
+
+
+def bench_algorithms(args) -> dict:
+    from solver.charts import plot_convergence
+    from solver.config import load_preset
+    from solver.engine import ALGORITHMS
+    from solver.solve import solve
+
+    out = ROOT / "results" / "algorithms"
+    out.mkdir(parents=True, exist_ok=True)
+    runs, rows = {}, []
+    for algorithm in ALGORITHMS:
+        result = solve(load_preset("single-draw"), algorithm, iterations=args.iterations,
+                       check_every=args.check_every)
+        runs[algorithm] = result.convergence
+        rows.append({"algorithm": algorithm, "iterations": result.iterations, "seconds": result.seconds,
+                     "exploitability_mbb": result.exploitability.exploitability_mbb,
+                     "game_value_mbb": result.exploitability.game_value_mbb,
+                     **{f"iterations_to_{t}": next((i for i, _, x in result.convergence if x <= t), None)
+                        for t in (1.0, 0.1)},
+                     **{f"seconds_to_{t}": next((s for _, s, x in result.convergence if x <= t), None)
+                        for t in (1.0, 0.1)}})
+        print(f"  {algorithm}: {result.exploitability.exploitability_mbb:.4f} mbb after {result.iterations}",
+              file=sys.stderr)
+    with open(out / "single-draw-convergence.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["algorithm", "iteration", "seconds", "exploitability_mbb"])
+        for algorithm, conv in runs.items():
+            for i, s, x in conv:
+                writer.writerow([algorithm, i, f"{s:.3f}", f"{x:.6g}"])
+    plot_convergence(runs, out / "single-draw-convergence", "Single-draw Badugi (cap 4): four CFR variants")
+    return {**machine(), "iterations": args.iterations, "runs": rows}
+
+
+def bench_throughput(args) -> dict:
+    import numba
+    from numba import njit, prange
+
+    from solver.config import load_preset
+    from solver.engine import Engine
+
+    @njit(parallel=True, cache=False)
+    def parallel_copy(src, dst):
+        for i in prange(len(src)):
+            dst[i] = src[i]
+
+    src = np.ones(args.copy_mb * (1 << 20) // 4, dtype=np.float32)
+    dst = np.zeros_like(src)
+    parallel_copy(src, dst)
+    best = min(_timed(lambda: parallel_copy(src, dst)) for _ in range(5))
+    copy_bw = 2 * src.nbytes / best  # bytes read + written per second
+    best_np = min(_timed(lambda: np.copyto(dst, src)) for _ in range(5))
+    del src, dst
+
+    engine = Engine(load_preset(args.preset))
+    engine.run_iterations(2)
+    per_iter = {}
+    for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+        numba.set_num_threads(threads)
+        per_iter[threads] = min(_timed(lambda: engine.run_iterations(args.iterations)) for _ in range(3)) / args.iterations
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    entries = engine.regret.size
+    # Per iteration each walk reads every regret (strategies); the owner's walk reads and
+    # writes its regrets and strategy sums: 2*4 + 4*4 bytes per entry.
+    bytes_per_iter = entries * 24
+    threads = max(per_iter)
+    return {**machine(), "preset": args.preset, "entries": entries,
+            "seconds_per_iteration": per_iter,
+            "state_updates_per_s": entries / per_iter[threads],
+            "cfr_bytes_per_s": bytes_per_iter / per_iter[threads],
+            "copy_bytes_per_s": copy_bw, "numpy_copy_bytes_per_s": 2 * args.copy_mb * (1 << 20) / best_np,
+            "share_of_copy_bandwidth": bytes_per_iter / per_iter[threads] / copy_bw}
+
+
+def bench_double(args) -> dict:
+    from solver.config import load_preset
+    from solver.plan import plan_solve
+    from solver.solve import solve
+
+    config = load_preset("double-draw")
+    plan = plan_solve(config)
+    out = ROOT / "runs" / "bench-double-draw"
+    resume = (out / "checkpoint.npz").is_file()
+    t0 = time.perf_counter()
+    result = solve(config, args.algorithm, target_mbb=1.0, time_limit=args.minutes * 60, out_dir=out,
+                   resume=resume, check_every=args.check_every,
+                   progress=lambda line: print(line, file=sys.stderr, flush=True))
+    wall = time.perf_counter() - t0
+    conv = result.convergence
+    return {**machine(), "planned_bytes": plan.bytes, "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "iterations": result.iterations, "seconds": result.seconds, "wall_seconds_this_run": wall,
+            "seconds_per_iteration": result.seconds / max(result.iterations, 1),
+            "exploitability_mbb": result.exploitability.exploitability_mbb,
+            "game_value_mbb": result.exploitability.game_value_mbb,
+            "reached_1_mbb_at": next(((i, s) for i, s, x in conv if x <= 1.0), None),
+            "convergence": conv}
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["single", "algorithms", "throughput", "double"])
+    parser.add_argument("--algorithm", default="dcfr")
+    parser.add_argument("--target", type=float, default=0.1, help="single: target mbb/hand")
+    parser.add_argument("--max-iterations", type=int, default=20_000)
+    parser.add_argument("--iterations", type=int, default=1000, help="algorithms: iterations per run; "
+                        "throughput: iterations per timing")
+    parser.add_argument("--check-every", type=int, default=None)
+    parser.add_argument("--preset", default="single-draw", help="throughput: game to time")
+    parser.add_argument("--copy-mb", type=int, default=1024, help="throughput: size of the copied array")
+    parser.add_argument("--minutes", type=float, default=60.0, help="double: time budget (resumable)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.what == "throughput" and args.iterations == 1000:
+        args.iterations = 20
+    if args.check_every is None:
+        args.check_every = {"single": 50, "algorithms": 25, "double": 10}.get(args.what)
+    result = {"single": bench_single, "algorithms": bench_algorithms, "throughput": bench_throughput,
+              "double": bench_double}[args.what](args)
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+    else:
+        for key, value in result.items():
+            if key == "convergence":
+                continue
+            if key == "runs":
+                print(f"{'algorithm':<8}{'iter':>7}{'seconds':>9}{'mbb/hand':>11}{'it->1':>7}{'it->0.1':>8}{'s->0.1':>8}")
+                for r in value:
+                    s01 = f"{r['seconds_to_0.1']:.1f}" if r["seconds_to_0.1"] is not None else "-"
+                    print(f"{r['algorithm']:<8}{r['iterations']:>7}{r['seconds']:>9.1f}{r['exploitability_mbb']:>11.4f}"
+                          f"{str(r['iterations_to_1.0']):>7}{str(r['iterations_to_0.1']):>8}{s01:>8}")
+                continue
+            print(f"{key:<28}{value:.6g}" if isinstance(value, float) else f"{key:<28}{value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
