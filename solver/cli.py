@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 
 EXAMPLES = """\
@@ -66,6 +67,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -96,6 +101,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if target is None and limit is None and iterations is None:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
+    # A polite kill (SIGTERM) checkpoints like Ctrl-C does.
+    signal.signal(signal.SIGTERM, _raise_interrupt)
     say(f"solving {config.describe()} with {algorithm} -> {out}")
     result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
                    out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
