@@ -178,7 +178,7 @@ class Engine:
         """Average strategy at a decision node: (n_actions, n_states), rows sum to 1 over legal actions."""
         out = np.empty((int(self.tree.n_children[node]), self.n_states))
         kernels._strategy(self.node_rows(node), out.shape[0], self.model.legal,
-                          bool(self.tree.kind[node] == DRAW), out)
+                          bool(self.tree.kind[node] == DRAW), out, np.empty(self.n_states))
         return out
 
     def average_probabilities(self) -> np.ndarray:

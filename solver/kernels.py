@@ -40,38 +40,38 @@ FULL, COLLECT, TRUNK = 0, 1, 2
 
 
 @njit(cache=True, fastmath=True)
-def _strategy(rows, n_actions, legal, is_draw, out):
+def _strategy(rows, n_actions, legal, is_draw, out, total):
     """Normalise non-negative weights per state into ``out[:n_actions]`` (uniform if all zero).
 
     ``rows`` is (n_actions, N) float32 (regrets or strategy sums); negative
     entries count as zero. At draw nodes only legal counts get mass.
+    ``total`` is a scratch vector of N. Loops run action-outer, state-inner so
+    they vectorise.
     """
     n_states = rows.shape[1]
     if not is_draw:
-        for s in range(n_states):
-            total = 0.0
-            for a in range(n_actions):
-                total += max(rows[a, s], 0.0)
-            if total > 0.0:
-                inv = 1.0 / total
-                for a in range(n_actions):
-                    out[a, s] = max(rows[a, s], 0.0) * inv
-            else:
-                for a in range(n_actions):
-                    out[a, s] = 1.0 / n_actions
+        total[:n_states] = 0.0
+        for a in range(n_actions):
+            for s in range(n_states):
+                total[s] += max(rows[a, s], 0.0)
+        uniform = 1.0 / n_actions
+        for a in range(n_actions):
+            for s in range(n_states):
+                t = total[s]
+                out[a, s] = max(rows[a, s], 0.0) / t if t > 0.0 else uniform
         return
     for s in range(n_states):
-        total = 0.0
+        t = 0.0
         n_legal = 0
         for a in range(n_actions):
             if legal[s, a]:
                 n_legal += 1
-                total += max(rows[a, s], 0.0)
+                t += max(rows[a, s], 0.0)
         for a in range(n_actions):
             if not legal[s, a]:
                 out[a, s] = 0.0
-            elif total > 0.0:
-                out[a, s] = max(rows[a, s], 0.0) / total
+            elif t > 0.0:
+                out[a, s] = max(rows[a, s], 0.0) / t
             else:
                 out[a, s] = 1.0 / n_legal
 
@@ -197,10 +197,10 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
             # Entering: the acting seat's strategy at this node.
             rows = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
             if policy == UPDATE:
-                _strategy(rows, n_act, legal, is_draw, strat[depth])
+                _strategy(rows, n_act, legal, is_draw, strat[depth], temp)
             elif policy == EVALUATE or acting == opponent:
                 sums = strat_sum[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
-                _strategy(sums, n_act, legal, is_draw, strat[depth])
+                _strategy(sums, n_act, legal, is_draw, strat[depth], temp)
             # (Best response at the traverser's own nodes needs no strategy.)
             # The seat not acting keeps its reach for every child.
             reach[depth + 1, 1 - acting, :] = reach[depth, 1 - acting, :]
@@ -254,17 +254,15 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
                                 best = child_val[depth, a, s]
                         val[s] = best
                 else:
-                    for s in range(n_states):
-                        best = child_val[depth, 0, s]
-                        for a in range(1, n_act):
-                            best = max(best, child_val[depth, a, s])
-                        val[s] = best
+                    val[:] = child_val[depth, 0, :]
+                    for a in range(1, n_act):
+                        for s in range(n_states):
+                            val[s] = max(val[s], child_val[depth, a, s])
             elif acting == traverser:
-                for s in range(n_states):
-                    total = 0.0
-                    for a in range(n_act):
-                        total += strat[depth, a, s] * child_val[depth, a, s]
-                    val[s] = total
+                val[:] = 0.0
+                for a in range(n_act):
+                    for s in range(n_states):
+                        val[s] += strat[depth, a, s] * child_val[depth, a, s]
                 if policy == UPDATE and mode != COLLECT:
                     if is_draw:
                         # Illegal counts get no regret: their value is set to the node's.
@@ -284,11 +282,10 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
                             strat_sum[base + s] = (strat_sum[base + s] * sum_scale
                                                    + sum_weight * reach[depth, traverser, s] * strat[depth, a, s])
             else:
-                for s in range(n_states):
-                    total = 0.0
-                    for a in range(n_act):
-                        total += child_val[depth, a, s]
-                    val[s] = total
+                val[:] = child_val[depth, 0, :]
+                for a in range(1, n_act):
+                    for s in range(n_states):
+                        val[s] += child_val[depth, a, s]
             # Hand the value to the parent (through the draw table at the traverser's draws).
             depth -= 1
             if depth >= 0:
@@ -355,13 +352,14 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
 def average_all(kind, n_children, row_offset, legal, strat_sum, n_states, out):
     """Normalised average strategy of every decision node into ``out`` (same layout as the sums)."""
     buffer = np.empty((8, n_states))
+    total = np.empty(n_states)
     for node in range(len(kind)):
         if kind[node] > DRAW:
             continue
         n_act = n_children[node]
         start = row_offset[node] * n_states
         rows = strat_sum[start:start + n_act * n_states].reshape((n_act, n_states))
-        _strategy(rows, n_act, legal, kind[node] == DRAW, buffer)
+        _strategy(rows, n_act, legal, kind[node] == DRAW, buffer, total)
         for a in range(n_act):
             for s in range(n_states):
                 out[start + a * n_states + s] = buffer[a, s]
