@@ -246,3 +246,52 @@ def test_cli_resume_damaged_checkpoint(tmp_path):
 def test_main_returns_two_on_bad_checkpoint(tmp_path, capsys):
     assert main(["solve", "--out", str(tmp_path), "--resume", "--iterations", "5"]) == 2
     assert "no checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_interrupt_writes_checkpoint_and_resume_continues(tmp_path, sig):
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--preset", "tiny-double-draw",
+                             "--iterations", "100000000", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Wait until it is iterating (a progress line), then interrupt.
+    deadline = time.time() + 120
+    while time.time() < deadline and "iter" not in (line := proc.stdout.readline()):
+        pass
+    time.sleep(0.5)
+    proc.send_signal(getattr(signal, sig))
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    from solver.checkpoint import load_checkpoint
+    saved = load_checkpoint(out / CHECKPOINT_NAME)
+    done = int(saved["iteration"])
+    assert done > 0
+    again = _cli("solve", "--out", str(out), "--resume", "--iterations", str(done + 10), "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert json.loads((out / "summary.json").read_text())["iterations"] == done + 10
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_terminal_values_match_brute_force(seat):
+    from solver import kernels
+
+    rng = np.random.default_rng(seat)
+    n = 40
+    opp_reach = rng.random(n)
+    opp_reach[rng.random(n) < 0.3] = 0.0
+    contrib = np.array([3.0, 3.0])
+    showdown = np.empty(n)
+    kernels._terminal_value(kernels.SHOWDOWN, -1, contrib, seat, opp_reach, showdown)
+    # Value classes are ordered by strength, 0 best: lower index wins, equal ties.
+    brute = np.array([sum(r * 3.0 * np.sign(t - s) for t, r in enumerate(opp_reach)) for s in range(n)])
+    assert np.allclose(showdown, brute)
+    fold = np.empty(n)
+    contrib = np.array([2.0, 4.0])
+    kernels._terminal_value(kernels.FOLD, seat, contrib, seat, opp_reach, fold)  # the traverser folds
+    assert np.allclose(fold, -contrib[seat] * opp_reach.sum())
+    kernels._terminal_value(kernels.FOLD, 1 - seat, contrib, seat, opp_reach, fold)  # the opponent folds
+    assert np.allclose(fold, contrib[1 - seat] * opp_reach.sum())
