@@ -75,6 +75,24 @@ def _code_of(cards, n, suits, ranks, hand_size):
 
 
 @njit(cache=True)
+def next_combination(combo, n):
+    """Advance ``combo`` (sorted positions in 0..n-1) to the next one in colex order.
+
+    Bumps the lowest position that can move and resets those below it; returns
+    False (leaving ``combo`` unchanged) after the last combination.
+    """
+    k = len(combo)
+    for i in range(k):
+        limit = combo[i + 1] if i + 1 < k else n
+        if combo[i] + 1 < limit:
+            combo[i] += 1
+            for j in range(i):
+                combo[j] = j
+            return True
+    return False
+
+
+@njit(cache=True)
 def _all_hand_codes(n_cards, hand_size, suits, ranks, binom):
     """Strength code of every hand of the deck, indexed by colex rank."""
     total = binom[n_cards, hand_size]
@@ -82,14 +100,7 @@ def _all_hand_codes(n_cards, hand_size, suits, ranks, binom):
     combo = np.arange(hand_size)
     for index in range(total):
         codes[index] = _code_of(combo, hand_size, suits, ranks, hand_size)
-        # Next combination in colex order: bump the lowest position that can move.
-        for i in range(hand_size):
-            limit = combo[i + 1] if i + 1 < hand_size else n_cards
-            if combo[i] + 1 < limit:
-                combo[i] += 1
-                for j in range(i):
-                    combo[j] = j
-                break
+        next_combination(combo, n_cards)
     return codes
 
 

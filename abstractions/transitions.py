@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .evaluator import Evaluator, _code_of, get_evaluator
+from .evaluator import Evaluator, _code_of, get_evaluator, next_combination
 
 FORMAT_VERSION = 1
 
@@ -59,17 +59,7 @@ def _replacement_counts(kept, n_cards, hand_size, suits, ranks, code_to_value, n
         for j in range(draw):
             hand[n_kept + j] = available[combo[j]]
         counts[code_to_value[_code_of(hand, hand_size, suits, ranks, hand_size)]] += 1
-        # Next combination (colex): bump the lowest position that can move.
-        moved = False
-        for i in range(draw):
-            limit = combo[i + 1] if i + 1 < draw else n_available
-            if combo[i] + 1 < limit:
-                combo[i] += 1
-                for j in range(i):
-                    combo[j] = j
-                moved = True
-                break
-        if not moved:
+        if not next_combination(combo, n_available):
             return counts
 
 

@@ -38,15 +38,17 @@ def atomic_savez(path: Path, **arrays) -> None:
     os.replace(tmp, path)
 
 
+def _header(kind: str, version: int, config: GameConfig, algorithm: str, iteration: int) -> dict:
+    """The self-description every file carries: what it is, format, game, algorithm, iteration."""
+    return {"kind": np.array(kind), "version": np.array(version), "config_toml": np.array(config.to_toml()),
+            "algorithm": np.array(algorithm), "iteration": np.array(iteration, dtype=np.int64)}
+
+
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray) -> None:
     atomic_savez(
         path,
-        kind=np.array("badugi-checkpoint"),
-        version=np.array(CHECKPOINT_VERSION),
-        config_toml=np.array(config.to_toml()),
-        algorithm=np.array(algorithm),
-        iteration=np.array(iteration, dtype=np.int64),
+        **_header("badugi-checkpoint", CHECKPOINT_VERSION, config, algorithm, iteration),
         seconds=np.array(seconds),
         convergence=np.asarray(convergence, dtype=np.float64).reshape(-1, 3),
         regret=regret,
@@ -103,11 +105,7 @@ def save_strategy(path: Path, config: GameConfig, algorithm: str, iteration: int
     """The average strategy: one probability per (action row, value class), float32."""
     atomic_savez(
         path,
-        kind=np.array("badugi-strategy"),
-        version=np.array(STRATEGY_VERSION),
-        config_toml=np.array(config.to_toml()),
-        algorithm=np.array(algorithm),
-        iteration=np.array(iteration, dtype=np.int64),
+        **_header("badugi-strategy", STRATEGY_VERSION, config, algorithm, iteration),
         exploitability_mbb=np.array(exploitability_mbb),
         game_value_mbb=np.array(game_value_mbb),
         probabilities=probabilities.astype(np.float32),

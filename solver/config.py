@@ -46,8 +46,8 @@ class GameConfig:
     buckets: tuple[int, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "bets", _float_tuple("bets", self.bets))
-        object.__setattr__(self, "buckets", _int_tuple("buckets", self.buckets))
+        object.__setattr__(self, "bets", _number_tuple("bets", self.bets, integer=False))
+        object.__setattr__(self, "buckets", _number_tuple("buckets", self.buckets, integer=True))
         _check_int("ranks", self.ranks, 1, 13)
         _check_int("suits", self.suits, 1, 4)
         _check_int("hand_size", self.hand_size, 1, 4)
@@ -130,30 +130,22 @@ def _check_int(name: str, value, low: int, high: int) -> None:
         raise ConfigError(f"{name}: must be an integer from {low} to {high}, got {value!r}")
 
 
-def _float_tuple(name: str, values) -> tuple[float, ...]:
+def _number_tuple(name: str, values, integer: bool) -> tuple:
+    """A tuple of positive numbers (``integer``: of non-negative integers) from a scalar or list."""
+    kind = "integers" if integer else "numbers"
     if isinstance(values, (int, float)) and not isinstance(values, bool):
         values = (values,)
     try:
         out = tuple(values)
     except TypeError:
-        raise ConfigError(f"{name}: must be a list of numbers, got {values!r}") from None
+        raise ConfigError(f"{name}: must be a list of {kind}, got {values!r}") from None
     for v in out:
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
-            raise ConfigError(f"{name}: sizes must be positive numbers, got {v!r}")
-    return tuple(float(v) for v in out)
-
-
-def _int_tuple(name: str, values) -> tuple[int, ...]:
-    if isinstance(values, int) and not isinstance(values, bool):
-        values = (values,)
-    try:
-        out = tuple(values)
-    except TypeError:
-        raise ConfigError(f"{name}: must be a list of integers, got {values!r}") from None
-    for v in out:
-        if not isinstance(v, int) or isinstance(v, bool):
+        if integer and (not isinstance(v, int) or isinstance(v, bool)):
             raise ConfigError(f"{name}: must be integers, got {v!r}")
-    return out
+        if not integer and (not isinstance(v, (int, float)) or isinstance(v, bool)
+                            or not math.isfinite(v) or v <= 0):
+            raise ConfigError(f"{name}: sizes must be positive numbers, got {v!r}")
+    return out if integer else tuple(float(v) for v in out)
 
 
 def preset_names() -> list[str]:
