@@ -6,6 +6,7 @@ import csv
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -38,3 +39,117 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
         written.append(target)
     plt.close(fig)
     return written
+
+
+SEAT_ORDER = (1, 0)  # the big blind acts first after the draw; show it first
+SEAT_TITLES = {0: "button", 1: "big blind"}
+ACTION_NAMES = {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}
+ACTION_COLOURS = {"f": "#9e9e9e", "k": "#4c9be8", "c": "#2e7d32", "b": "#f0a030", "r": "#c62828"}
+
+
+def _save(fig, path: Path) -> list[Path]:
+    written = []
+    for suffix in (".png", ".svg"):
+        target = Path(path).with_suffix(suffix)
+        fig.savefig(target, dpi=110)
+        written.append(target)
+    plt.close(fig)
+    return written
+
+
+def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[Path]:
+    """Cards drawn by hand group: one heatmap per draw round (rows) and seat (columns)."""
+    rounds = sorted({r for _, r in summary.draw_freq})
+    if not rounds:
+        return []
+    groups = summary.group_labels
+    fig, axes = plt.subplots(len(rounds), 2, figsize=(9, 0.22 * len(groups) * len(rounds) + 1.5), squeeze=False,
+                             constrained_layout=True)
+    image = None
+    for row, rnd in enumerate(rounds):
+        for col, seat in enumerate(SEAT_ORDER):
+            ax = axes[row, col]
+            freq = summary.draw_freq.get((seat, rnd))
+            reach = summary.draw_reach.get((seat, rnd))
+            if freq is None:
+                ax.axis("off")
+                continue
+            shown = np.nonzero(reach > 0)[0]
+            image = ax.imshow(freq[shown], aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0,
+                              interpolation="nearest")
+            ax.set_yticks(range(len(shown)), [groups[g] for g in shown], fontsize=7)
+            ax.set_xticks(range(hand_size + 1), [("pat" if d == 0 else str(d)) for d in range(hand_size + 1)])
+            ax.set_xlabel("cards drawn")
+            ax.set_title(f"draw {rnd + 1}, {SEAT_TITLES[seat]}", fontsize=10)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.6, label="frequency (weighted by how often the hand gets here)")
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
+    """Share of draw decisions that stand pat, snow (pat without a badugi) or break a badugi."""
+    keys = sorted(summary.pat_snow_break, key=lambda k: (k[1], SEAT_ORDER.index(k[0])))
+    if not keys:
+        return []
+    fig, ax = plt.subplots(figsize=(max(7, 1.8 * len(keys)), 4), constrained_layout=True)
+    width = 0.25
+    for i, measure in enumerate(("pat", "snow", "break")):
+        values = [100 * summary.pat_snow_break[k][measure] for k in keys]
+        bars = ax.bar(np.arange(len(keys)) + (i - 1) * width, values, width, label=measure)
+        ax.bar_label(bars, fmt="%.1f", fontsize=7)
+    ax.set_xticks(range(len(keys)), [f"draw {r + 1}\n{SEAT_TITLES[s]}" for s, r in keys])
+    ax.set_ylabel("% of draw decisions (reach-weighted)")
+    ax.set_title(title, fontsize=10)
+    ax.legend()
+    return _save(fig, path)
+
+
+def plot_betting(summary, path: Path, title: str) -> list[Path]:
+    """Betting action frequencies by hand group, per betting round and seat (stacked bars)."""
+    rounds = sorted({r for _, r in summary.bet_freq})
+    groups = summary.group_labels
+    fig, axes = plt.subplots(len(rounds), 2, figsize=(10, 0.2 * len(groups) * len(rounds) + 1.5), squeeze=False,
+                             constrained_layout=True)
+    from .strategy import BET_COLUMNS
+    for row, rnd in enumerate(rounds):
+        for col, seat in enumerate(SEAT_ORDER):
+            ax = axes[row, col]
+            freq = summary.bet_freq.get((seat, rnd))
+            if freq is None:
+                ax.axis("off")
+                continue
+            shown = np.nonzero(summary.bet_reach[(seat, rnd)] > 0)[0]
+            left = np.zeros(len(shown))
+            for a, label in enumerate(BET_COLUMNS):
+                values = np.nan_to_num(freq[shown, a])
+                if values.any():
+                    ax.barh(range(len(shown)), values, left=left, color=ACTION_COLOURS[label],
+                            label=ACTION_NAMES[label], height=0.85)
+                    left += values
+            ax.set_yticks(range(len(shown)), [groups[g] for g in shown], fontsize=7)
+            ax.invert_yaxis()
+            ax.set_xlim(0, 1)
+            ax.set_xlabel("frequency")
+            street = "before the draw" if rnd == 0 else f"after draw {rnd}"
+            ax.set_title(f"{SEAT_TITLES[seat]}, betting {street}", fontsize=10)
+            ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def plot_deal_ev(summary, path: Path, title: str) -> list[Path]:
+    """Expected value by dealt hand group for each seat."""
+    groups = summary.group_labels
+    fig, ax = plt.subplots(figsize=(10, 4), constrained_layout=True)
+    x = np.arange(len(groups))
+    for seat in SEAT_ORDER:
+        ax.plot(x, summary.deal_ev[seat] / 1000.0, marker="o", markersize=3, label=SEAT_TITLES[seat])
+    ax.axhline(0.0, color="black", linewidth=0.6)
+    ax.set_xticks(x, groups, rotation=90, fontsize=7)
+    ax.set_ylabel("expected value (big blinds per hand)")
+    ax.set_xlabel("dealt hand (strongest left)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    return _save(fig, path)

@@ -20,6 +20,9 @@ examples:
   badugi eval --ranks 6 --suits 3 --hand-size 3 As2h3d
   badugi plan --preset triple-draw         tree sizes and memory of a solve
   badugi solve --preset single-draw        solve; results and charts in runs/single-draw
+  badugi show runs/single-draw --history ck/ --hand As2h3d4c
+  badugi export runs/single-draw --format csv --min-reach 1e-4
+  badugi plot runs/single-draw             draw/pat, betting, EV and convergence charts
 """
 
 
@@ -117,6 +120,124 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .reports import class_groups
+    from .strategy import load_strategy
+
+    strategy = load_strategy(args.dir)
+    node = strategy.node(args.history)
+    tree = strategy.tree
+    labels = strategy.labels(node)
+    names = [_action_name(label, tree.kind[node]) for label in labels]
+    where = f"{strategy.seat_name(node)}'s {'draw' if tree.kind[node] == 1 else 'betting'} decision"
+    print(f"history {args.history!r}: {where} ({strategy.config.describe()})")
+    if args.hand:
+        value = strategy.hand_class(args.hand)
+        print(f"hand {args.hand}: {strategy.evaluator.describe(value)} (class {value})")
+        for label, p in strategy.policy(args.history, args.hand).items():
+            print(f"  {_action_name(label, tree.kind[node]):<10} {100 * p:6.2f}%")
+        return 0
+    batch = next(strategy.stats([node]))
+    seat = int(tree.seat[node])
+    opp = batch.reach[0, 1 - seat].sum()
+    reach = batch.reach[0, seat] * opp
+    value = batch.value[0, seat] * 1000.0 / opp if opp > 0 else np.full(strategy.n_states, np.nan)
+    probs = strategy.strategy_at(node)
+    group_of, group_labels = class_groups(strategy)
+    print(f"reached in {100 * reach.sum():.3f}% of hands; frequencies and EV weighted by reach")
+    print(f"{'hand':<12}{'reach %':>9}" + "".join(f"{n:>10}" for n in names) + f"{'EV mbb':>10}")
+    for g, label in enumerate(group_labels):
+        members = group_of == g
+        mass = reach[members].sum()
+        if mass <= 0 and not args.all:
+            continue
+        weights = reach[members] / mass if mass > 0 else np.full(members.sum(), 1.0 / members.sum())
+        freq = [float((probs[a, members] * weights).sum()) for a in range(len(labels))]
+        ev = float(np.nansum(value[members] * weights))
+        print(f"{label:<12}{100 * mass:>9.3f}" + "".join(f"{100 * f:>9.1f}%" for f in freq) + f"{ev:>10.0f}")
+    return 0
+
+
+def _action_name(label: str, kind: int) -> str:
+    if kind == 1:
+        return "pat" if label == "0" else f"draw {label}"
+    return {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}[label]
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    import csv
+
+    from .strategy import load_strategy
+
+    strategy = load_strategy(args.dir)
+    if args.min_reach < 0:
+        raise CliError("--min-reach must be 0 or more")
+    rounds = None if args.round is None else [args.round]
+    if rounds and not 0 <= args.round <= strategy.config.draws:
+        raise CliError(f"--round must be 0 to {strategy.config.draws} for this game")
+    rows = strategy.rows(rounds=rounds, prefix=args.prefix, min_reach=args.min_reach,
+                         kinds=[args.kind] if args.kind else None)
+    stream = open(args.out, "w", newline="") if args.out else sys.stdout
+    try:
+        if args.format == "csv":
+            writer = csv.DictWriter(stream, fieldnames=strategy.table_columns())
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({k: ("" if v is None else (f"{v:.6g}" if isinstance(v, float) else v))
+                                 for k, v in row.items()})
+        else:
+            for row in rows:
+                # An EV where the opponent never gets here is NaN in Python and null in JSON.
+                clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+                stream.write(json.dumps(clean) + "\n")
+    except BrokenPipeError:  # `badugi export ... | head`
+        sys.stderr.close()
+    finally:
+        if args.out:
+            stream.close()
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    import csv
+    from pathlib import Path
+
+    from . import charts
+    from .reports import draw_csv_rows, summarise
+    from .strategy import load_strategy
+
+    strategy = load_strategy(args.dirs[0])
+    out = Path(args.out) if args.out else Path(args.dirs[0])
+    out.mkdir(parents=True, exist_ok=True)
+    game = strategy.config.describe()
+    summary = summarise(strategy)
+    written = []
+    written += charts.plot_draw_heatmaps(summary, strategy.config.hand_size, out / "draws",
+                                         f"{game}: cards drawn by hand")
+    written += charts.plot_pat_snow_break(summary, out / "pat_snow_break",
+                                          f"{game}: standing pat, snowing and breaking")
+    written += charts.plot_betting(summary, out / "betting", f"{game}: betting by hand strength")
+    written += charts.plot_deal_ev(summary, out / "ev_by_hand", f"{game}: expected value by dealt hand")
+    runs = {}
+    for d in args.dirs:
+        conv = Path(d) / "convergence.csv"
+        if conv.is_file():
+            label = Path(d).name
+            runs[label] = charts.read_convergence(conv)
+    if runs:
+        written += charts.plot_convergence(runs, out / "convergence", f"{game}: convergence")
+    with open(out / "draws.csv", "w", newline="") as f:
+        rows = list(draw_csv_rows(summary, strategy.config.hand_size))
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
+        writer.writeheader()
+        writer.writerows(rows)
+    written.append(out / "draws.csv")
+    print(f"wrote {', '.join(str(p) for p in written)}")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from abstractions.cards import format_cards, parse_cards
     from abstractions.evaluator import get_evaluator
@@ -199,6 +320,39 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: adaptive, about a tenth of the run time)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("show", help="a solved strategy at one decision point",
+                       epilog="examples:\n  badugi show runs/single-draw --history ck/\n"
+                              "  badugi show runs/single-draw --history ck/2 --hand 7h5d4d3s\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", help="output directory of badugi solve")
+    p.add_argument("--history", required=True, help="decision point, e.g. '' (first action), ck/, ck/21/b")
+    p.add_argument("--hand", help="one hand's action probabilities instead of the table")
+    p.add_argument("--all", action="store_true", help="also list hand groups that never get here")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("export", help="the strategy table as CSV or JSON lines (streamed)",
+                       epilog="examples:\n  badugi export runs/single-draw --format csv --out table.csv\n"
+                              "  badugi export runs/dd --format json --round 1 --prefix ck/ --min-reach 1e-4\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", help="output directory of badugi solve")
+    p.add_argument("--format", choices=["csv", "json"], default="csv")
+    p.add_argument("--round", type=int, help="only this betting round (0 = before the first draw; "
+                   "draw decisions after round R count as round R)")
+    p.add_argument("--kind", choices=["bet", "draw"], help="only betting or only draw decisions")
+    p.add_argument("--prefix", help="only decision points at or below this history")
+    p.add_argument("--min-reach", type=float, default=0.0, help="only rows reached at least this often")
+    p.add_argument("--out", help="write to this file instead of standard output")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("plot", help="charts of a solved strategy (PNG and SVG)",
+                       epilog="examples:\n  badugi plot runs/single-draw\n"
+                              "  badugi plot runs/a runs/b --out charts/   (convergence of both overlaid)\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="solve output directories; charts of the first, "
+                   "convergence of all")
+    p.add_argument("--out", help="where to write (default: the first DIR)")
+    p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
                        epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n",

@@ -91,7 +91,10 @@ class SolveTooLarge(ValueError):
 class Engine:
     """Range-vector CFR over the public tree of one game config."""
 
-    def __init__(self, config: GameConfig, algorithm: str = "dcfr", check_memory: bool = True):
+    def __init__(self, config: GameConfig, algorithm: str = "dcfr", check_memory: bool = True,
+                 strategy: np.ndarray | None = None):
+        """``strategy``: evaluate a fixed average strategy (probabilities laid out like the
+        strategy sums) instead of solving; no regret storage is allocated."""
         self.config = config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
@@ -104,8 +107,15 @@ class Engine:
         self.model: DrawModel = get_draw_model(config.ranks, config.suits, config.hand_size)
         self.n_states = self.model.n_values
         size = self.tree.n_rows * self.n_states
-        self.regret = np.zeros(size, dtype=np.float32)
-        self.strat_sum = np.zeros(size, dtype=np.float32)
+        if strategy is None:
+            self.regret = np.zeros(size, dtype=np.float32)
+            self.strat_sum = np.zeros(size, dtype=np.float32)
+        else:
+            if strategy.shape != (size,) or strategy.dtype != np.float32:
+                raise ValueError(f"a strategy for this game has {size} float32 entries, got {strategy.shape} "
+                                 f"{strategy.dtype}")
+            self.regret = np.zeros(0, dtype=np.float32)
+            self.strat_sum = strategy
         self.iteration = 0
         self._prepare()
 
@@ -134,17 +144,30 @@ class Engine:
         n_cuts = max(len(self.cut_nodes), 1)
         self.cut_reach = np.zeros((n_cuts, 2, self.n_states))
         self.cut_value = np.zeros((n_cuts, self.n_states))
+        self.no_record = (np.full(tree.n_nodes, -1, dtype=np.int64), np.zeros((0, 2, self.n_states)),
+                          np.zeros((0, 2, self.n_states)))
         m = self.model
         self._tree_args = (tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
                            tree.row_offset, self.cut_index, self.cut_nodes)
         self._model_args = (m.legal, m.keep_set.astype(np.int64), m.set_start, m.set_value, m.set_prob,
                             m.set_size, self.config.hand_size)
 
-    def _walk(self, traverser: int, policy: int, params: np.ndarray) -> float:
+    def _walk(self, traverser: int, policy: int, params: np.ndarray, record=None) -> float:
         return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
                                     *self._tree_args, *self._model_args,
                                     self.regret, self.strat_sum, self.cut_reach, self.cut_value,
-                                    self.max_depth, self.n_actions_max, self.threads())
+                                    self.max_depth, self.n_actions_max, self.threads(),
+                                    record or self.no_record)
+
+    def walk_subtree(self, root: int, reach_button: np.ndarray, reach_bb: np.ndarray, traverser: int,
+                     policy: int, record, out_value: np.ndarray, mode: int = kernels.FULL) -> None:
+        """One walk under ``root``: ``FULL`` ignores cuts; ``COLLECT`` (from the root) only
+        fills ``cut_reach``. Strategy tables use this."""
+        work = kernels.make_work(self.max_depth, self.n_actions_max, self.n_states, self.model.n_sets)
+        kernels.traverse(root, reach_button, reach_bb, traverser, policy, mode, self.schedule.params(1),
+                         self.tree.kind, self.tree.seat, self.tree.contrib, self.tree.first_child,
+                         self._tree_args[4], self.tree.row_offset, self.cut_index, *self._model_args,
+                         self.regret, self.strat_sum, self.cut_reach, self.cut_value, work, out_value, record)
 
     def threads(self) -> int:
         """Threads for a walk: one for small trees, where starting threads costs more than it saves."""

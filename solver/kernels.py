@@ -164,12 +164,16 @@ def make_work(max_depth, n_actions_max, n_states, n_sets):
 def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_params,
              kind, seat, contrib, first_child, n_children, row_offset, cut_index,
              legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-             regret, strat_sum, cut_reach, cut_value, work, out_value):
+             regret, strat_sum, cut_reach, cut_value, work, out_value, record):
     """Walk the subtree under ``root``; write the traverser's value vector to ``out_value``.
 
     ``iteration_params`` = (pos_scale, neg_scale, floor, sum_scale, sum_weight);
     ``work`` is a buffer set from :func:`make_work` (reused across calls).
+    ``record`` = (index, reach, value): a node with ``index[node] = r >= 0`` gets
+    both seats' reach vectors in ``reach[r]`` and the traverser's value vector
+    in ``value[r, traverser]`` (strategy tables use this).
     """
+    rec_index, rec_reach, rec_value = record
     n_states = reach_button.shape[0]
     pos_scale = iteration_params[0]
     neg_scale = iteration_params[1]
@@ -195,8 +199,8 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
         rows_at = row_offset[node] * n_states
         if k == 0:
             # Entering: the acting seat's strategy at this node.
-            rows = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
             if policy == UPDATE:
+                rows = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
                 _strategy(rows, n_act, legal, is_draw, strat[depth], temp)
             elif policy == EVALUATE or acting == opponent:
                 sums = strat_sum[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
@@ -204,6 +208,9 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
             # (Best response at the traverser's own nodes needs no strategy.)
             # The seat not acting keeps its reach for every child.
             reach[depth + 1, 1 - acting, :] = reach[depth, 1 - acting, :]
+            if rec_index[node] >= 0:
+                rec_reach[rec_index[node], 0, :] = reach[depth, 0, :]
+                rec_reach[rec_index[node], 1, :] = reach[depth, 1, :]
 
         if k < n_act:
             stack_next[depth] = k + 1
@@ -286,6 +293,8 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
                 for a in range(1, n_act):
                     for s in range(n_states):
                         val[s] += child_val[depth, a, s]
+            if rec_index[node] >= 0 and mode != COLLECT:
+                rec_value[rec_index[node], traverser, :] = val
             # Hand the value to the parent (through the draw table at the traverser's draws).
             depth -= 1
             if depth >= 0:
@@ -306,7 +315,7 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
 def traverse_all(traverser, policy, iteration_params, deal_prob,
                  kind, seat, contrib, first_child, n_children, row_offset, cut_index, cut_nodes,
                  legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                 regret, strat_sum, cut_reach, cut_value, max_depth, n_actions_max, n_threads):
+                 regret, strat_sum, cut_reach, cut_value, max_depth, n_actions_max, n_threads, record):
     """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
 
     Subtrees are split into ``n_threads`` contiguous chunks (the split does not
@@ -320,13 +329,13 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
     traverse(0, deal_prob, deal_prob, traverser, policy, first_mode, iteration_params,
              kind, seat, contrib, first_child, n_children, row_offset, cut_index,
              legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-             regret, strat_sum, cut_reach, cut_value, work, root_value)
+             regret, strat_sum, cut_reach, cut_value, work, root_value, record)
     if n_cuts > 0 and n_threads <= 1:
         for c in range(n_cuts):
             traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], traverser, policy, FULL,
                      iteration_params, kind, seat, contrib, first_child, n_children, row_offset,
                      cut_index, legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                     regret, strat_sum, cut_reach, cut_value, work, cut_value[c])
+                     regret, strat_sum, cut_reach, cut_value, work, cut_value[c], record)
     elif n_cuts > 0:
         # Contiguous chunks of subtrees, one buffer set per chunk.
         n_chunks = min(n_cuts, n_threads)
@@ -336,12 +345,12 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
                 traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], traverser, policy, FULL,
                          iteration_params, kind, seat, contrib, first_child, n_children, row_offset,
                          cut_index, legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                         regret, strat_sum, cut_reach, cut_value, chunk_work, cut_value[c])
+                         regret, strat_sum, cut_reach, cut_value, chunk_work, cut_value[c], record)
     if n_cuts > 0:
         traverse(0, deal_prob, deal_prob, traverser, policy, TRUNK, iteration_params,
                  kind, seat, contrib, first_child, n_children, row_offset, cut_index,
                  legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                 regret, strat_sum, cut_reach, cut_value, work, root_value)
+                 regret, strat_sum, cut_reach, cut_value, work, root_value, record)
     total = 0.0
     for s in range(n_states):
         total += deal_prob[s] * root_value[s]
