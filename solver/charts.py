@@ -41,6 +41,9 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
     return written
 
 
+# Hand groups reaching a decision less often than this are left out of the charts:
+# what a strategy does where it never goes is arbitrary.
+MIN_GROUP_REACH = 1e-6
 SEAT_ORDER = (1, 0)  # the big blind acts first after the draw; show it first
 SEAT_TITLES = {0: "button", 1: "big blind"}
 ACTION_NAMES = {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}
@@ -74,7 +77,7 @@ def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[
             if freq is None:
                 ax.axis("off")
                 continue
-            shown = np.nonzero(reach > 0)[0]
+            shown = np.nonzero(reach >= MIN_GROUP_REACH)[0]
             image = ax.imshow(freq[shown], aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0,
                               interpolation="nearest")
             ax.set_yticks(range(len(shown)), [groups[g] for g in shown], fontsize=7)
@@ -119,7 +122,7 @@ def plot_betting(summary, path: Path, title: str) -> list[Path]:
             if freq is None:
                 ax.axis("off")
                 continue
-            shown = np.nonzero(summary.bet_reach[(seat, rnd)] > 0)[0]
+            shown = np.nonzero(summary.bet_reach[(seat, rnd)] >= MIN_GROUP_REACH)[0]
             left = np.zeros(len(shown))
             for a, label in enumerate(BET_COLUMNS):
                 values = np.nan_to_num(freq[shown, a])

@@ -39,6 +39,7 @@ from .engine import Engine
 from .tree import BET, DRAW, SEAT_NAMES
 
 BET_COLUMNS = ["f", "k", "c", "b", "r"]
+STRATEGY_CACHE_NODES = 4096
 
 
 def draw_columns(hand_size: int) -> list[str]:
@@ -90,6 +91,8 @@ class Strategy:
     def strategy_at(self, node: int) -> np.ndarray:
         """(n_actions, n_states) probabilities at a decision node."""
         if node not in self._node_strategy:
+            if len(self._node_strategy) >= STRATEGY_CACHE_NODES:
+                self._node_strategy.clear()  # big trees: keep memory bounded
             self._node_strategy[node] = self.engine.average_strategy(node)
         return self._node_strategy[node]
 
