@@ -123,6 +123,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from .charts import MIN_GROUP_REACH
     from .reports import class_groups
     from .strategy import load_strategy
 
@@ -146,12 +147,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     value = batch.value[0, seat] * 1000.0 / opp if opp > 0 else np.full(strategy.n_states, np.nan)
     probs = strategy.strategy_at(node)
     group_of, group_labels = class_groups(strategy)
-    print(f"reached in {100 * reach.sum():.3f}% of hands; frequencies and EV weighted by reach")
+    print(f"reached in {100 * reach.sum():.3f}% of hands; frequencies and EV weighted by reach; "
+          f"hands reached under 1e-6 left out (--all shows them)")
     print(f"{'hand':<12}{'reach %':>9}" + "".join(f"{n:>10}" for n in names) + f"{'EV mbb':>10}")
     for g, label in enumerate(group_labels):
         members = group_of == g
         mass = reach[members].sum()
-        if mass <= 0 and not args.all:
+        if mass < MIN_GROUP_REACH and not args.all:
             continue
         weights = reach[members] / mass if mass > 0 else np.full(members.sum(), 1.0 / members.sum())
         freq = [float((probs[a, members] * weights).sum()) for a in range(len(labels))]
@@ -192,8 +194,6 @@ def cmd_export(args: argparse.Namespace) -> int:
                 # An EV where the opponent never gets here is NaN in Python and null in JSON.
                 clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
                 stream.write(json.dumps(clean) + "\n")
-    except BrokenPipeError:  # `badugi export ... | head`
-        sys.stderr.close()
     finally:
         if args.out:
             stream.close()
@@ -328,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="output directory of badugi solve")
     p.add_argument("--history", required=True, help="decision point, e.g. '' (first action), ck/, ck/21/b")
     p.add_argument("--hand", help="one hand's action probabilities instead of the table")
-    p.add_argument("--all", action="store_true", help="also list hand groups that never get here")
+    p.add_argument("--all", action="store_true", help="also list hand groups that (almost) never get here")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", help="the strategy table as CSV or JSON lines (streamed)",
@@ -364,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):
+        # `badugi export ... | head`: stop quietly when the reader goes away.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
