@@ -100,16 +100,33 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     return data
 
 
-def save_strategy(path: Path, config: GameConfig, algorithm: str, iteration: int,
-                  probabilities: np.ndarray, exploitability_mbb: float, game_value_mbb: float) -> None:
-    """The average strategy: one probability per (action row, value class), float32."""
-    atomic_savez(
-        path,
-        **_header("badugi-strategy", STRATEGY_VERSION, config, algorithm, iteration),
-        exploitability_mbb=np.array(exploitability_mbb),
-        game_value_mbb=np.array(game_value_mbb),
-        probabilities=probabilities.astype(np.float32),
-    )
+def save_strategy(path: Path, config: GameConfig, algorithm: str, iteration: int, probability_chunks,
+                  size: int, exploitability_mbb: float, game_value_mbb: float) -> None:
+    """The average strategy: one probability per (action row, value class), float32.
+
+    ``probability_chunks`` yields float32 arrays that together hold ``size``
+    entries; they are streamed into the file (same format as ``np.savez``), so
+    writing never holds a second copy of a big strategy.
+    """
+    path = Path(path)
+    small = {**_header("badugi-strategy", STRATEGY_VERSION, config, algorithm, iteration),
+             "exploitability_mbb": np.array(exploitability_mbb), "game_value_mbb": np.array(game_value_mbb)}
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, value in small.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, value, allow_pickle=False)
+        with archive.open("probabilities.npy", "w", force_zip64=True) as entry:
+            header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)), "fortran_order": False,
+                      "shape": (size,)}
+            np.lib.format.write_array_header_2_0(entry, header)
+            written = 0
+            for chunk in probability_chunks:
+                entry.write(np.ascontiguousarray(chunk, dtype=np.float32).tobytes())
+                written += len(chunk)
+            if written != size:
+                raise ValueError(f"strategy has {written} entries, expected {size}")
+    os.replace(tmp, path)
 
 
 def load_strategy_file(path: Path) -> dict:

@@ -204,12 +204,31 @@ class Engine:
                           bool(self.tree.kind[node] == DRAW), out, np.empty(self.n_states))
         return out
 
+    def average_probability_chunks(self, max_entries: int = 1 << 24):
+        """The average strategy, laid out like the strategy sums, as float32 chunks in order.
+
+        Chunks end at node boundaries, so a big game's strategy can be written
+        without a second full-size array.
+        """
+        tree = self.tree
+        n_children = tree.n_children.astype(np.int64)
+        ends = np.where(tree.kind <= DRAW, (tree.row_offset + n_children) * self.n_states, 0)
+        ends = np.maximum.accumulate(ends)  # storage used by nodes 0..i
+        node_lo, done = 0, 0
+        while node_lo < tree.n_nodes:
+            node_hi = int(np.searchsorted(ends, done + max_entries, side="right"))
+            node_hi = max(node_hi, node_lo + 1)
+            stop = int(ends[node_hi - 1])
+            out = np.empty(stop - done, dtype=np.float32)
+            kernels.average_all(tree.kind, n_children, tree.row_offset, self.model.legal, self.strat_sum,
+                                self.n_states, out, node_lo, node_hi, done)
+            if len(out):
+                yield out
+            node_lo, done = node_hi, stop
+
     def average_probabilities(self) -> np.ndarray:
         """The average strategy of every decision node, laid out like the strategy sums (float32)."""
-        out = np.empty_like(self.strat_sum)
-        kernels.average_all(self.tree.kind, self.tree.n_children.astype(np.int64), self.tree.row_offset,
-                            self.model.legal, self.strat_sum, self.n_states, out)
-        return out
+        return np.concatenate(list(self.average_probability_chunks()) or [np.zeros(0, np.float32)])
 
     def set_average_strategy(self, fill) -> None:
         """Replace the strategy sums by ``fill(node, tree) -> (n_actions, n_states)`` at every decision node.

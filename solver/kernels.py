@@ -358,11 +358,15 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
 
 
 @njit(cache=True)
-def average_all(kind, n_children, row_offset, legal, strat_sum, n_states, out):
-    """Normalised average strategy of every decision node into ``out`` (same layout as the sums)."""
+def average_all(kind, n_children, row_offset, legal, strat_sum, n_states, out, node_lo, node_hi, out_start):
+    """Normalised average strategy of decision nodes ``node_lo..node_hi-1`` into ``out``.
+
+    ``out[i]`` holds storage entry ``out_start + i`` (same layout as the sums),
+    so a big strategy can be written in chunks.
+    """
     buffer = np.empty((8, n_states))
     total = np.empty(n_states)
-    for node in range(len(kind)):
+    for node in range(node_lo, node_hi):
         if kind[node] > DRAW:
             continue
         n_act = n_children[node]
@@ -371,4 +375,4 @@ def average_all(kind, n_children, row_offset, legal, strat_sum, n_states, out):
         _strategy(rows, n_act, legal, kind[node] == DRAW, buffer, total)
         for a in range(n_act):
             for s in range(n_states):
-                out[start + a * n_states + s] = buffer[a, s]
+                out[start - out_start + a * n_states + s] = buffer[a, s]

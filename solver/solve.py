@@ -205,5 +205,5 @@ def write_outputs(result: SolveResult, compile_seconds: float = 0.0) -> None:
         for i, s, x in result.convergence:
             writer.writerow([i, f"{s:.3f}", f"{x:.6g}"])
     (out / "config.toml").write_text(e.config.to_toml())
-    save_strategy(out / STRATEGY_NAME, e.config, e.algorithm, result.iterations, e.average_probabilities(),
-                  result.exploitability.exploitability_mbb, result.exploitability.game_value_mbb)
+    save_strategy(out / STRATEGY_NAME, e.config, e.algorithm, result.iterations, e.average_probability_chunks(),
+                  e.strat_sum.size, result.exploitability.exploitability_mbb, result.exploitability.game_value_mbb)

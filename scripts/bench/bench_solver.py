@@ -1,9 +1,10 @@
 """Solver benchmarks: compile time, time to target, algorithms side by side, throughput, double draw.
 
-    python scripts/bench_solver.py single        # compile (cold, warm) and single-draw time to 0.1 mbb/hand
-    python scripts/bench_solver.py algorithms    # dcfr, cfr+, linear, cfr on single draw -> results/algorithms/
-    python scripts/bench_solver.py throughput    # state-updates per second against copy bandwidth
-    python scripts/bench_solver.py double --minutes 60   # double draw, full resolution (resumable)
+    python scripts/bench/bench_solver.py single        # compile (cold, warm) and single-draw time to 0.1 mbb/hand
+    python scripts/bench/bench_solver.py algorithms    # dcfr, cfr+, linear, cfr on single draw -> results/algorithms/
+    python scripts/bench/bench_solver.py throughput    # state-updates per second against copy bandwidth
+    python scripts/bench/bench_solver.py scaling       # presets and caps: size, memory, time to 1 and 0.1 mbb
+    python scripts/bench/bench_solver.py double --minutes 60   # double draw, full resolution (resumable)
 
 Each prints a plain-text table (``--json`` for JSON). Figures go to BENCHMARKS.md.
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
 COMPILE_SNIPPET = """
@@ -165,6 +166,34 @@ def bench_double(args) -> dict:
             "convergence": conv}
 
 
+SCALING_GAMES = [(1, cap) for cap in (1, 2, 3, 4)] + [(2, 1), (2, 2)]
+
+
+def bench_scaling(args) -> dict:
+    """Planned size, memory and time to 1 and 0.1 mbb/hand across draws and caps (time-boxed)."""
+    from solver.config import DEFAULT_BETS, GameConfig
+    from solver.plan import plan_solve
+    from solver.solve import solve
+
+    rows = []
+    for draws, cap in SCALING_GAMES:
+        config = GameConfig(draws=draws, cap=cap, bets=DEFAULT_BETS[draws])
+        plan = plan_solve(config)
+        result = solve(config, target_mbb=0.1, time_limit=args.budget, check_every=args.check_every)
+        conv = result.convergence
+        first = lambda target, col: next((row[col] for row in conv if row[2] <= target), None)  # noqa: E731
+        rows.append({"draws": draws, "cap": cap, "betting_nodes": plan.counts.betting_nodes,
+                     "entries": plan.entries, "planned_bytes": plan.bytes,
+                     "seconds_per_iteration": result.seconds / max(result.iterations, 1),
+                     "iterations_to_1": first(1.0, 0), "seconds_to_1": first(1.0, 1),
+                     "iterations_to_0.1": first(0.1, 0), "seconds_to_0.1": first(0.1, 1),
+                     "iterations": result.iterations, "exploitability_mbb": result.exploitability.exploitability_mbb,
+                     "game_value_mbb": result.exploitability.game_value_mbb})
+        print(f"  draws {draws} cap {cap}: {result.exploitability.exploitability_mbb:.4f} mbb after "
+              f"{result.iterations} iterations, {result.seconds:.0f} s", file=sys.stderr)
+    return {**machine(), "budget_seconds": args.budget, "games": rows}
+
+
 def _timed(fn) -> float:
     t = time.perf_counter()
     fn()
@@ -173,7 +202,7 @@ def _timed(fn) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["single", "algorithms", "throughput", "double"])
+    parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "double"])
     parser.add_argument("--algorithm", default="dcfr")
     parser.add_argument("--target", type=float, default=0.1, help="single: target mbb/hand")
     parser.add_argument("--max-iterations", type=int, default=20_000)
@@ -183,19 +212,20 @@ def main(argv=None) -> int:
     parser.add_argument("--preset", default="single-draw", help="throughput: game to time")
     parser.add_argument("--copy-mb", type=int, default=1024, help="throughput: size of the copied array")
     parser.add_argument("--minutes", type=float, default=60.0, help="double: time budget (resumable)")
+    parser.add_argument("--budget", type=float, default=240.0, help="scaling: seconds per game at most")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.what == "throughput" and args.iterations == 1000:
         args.iterations = 20
     if args.check_every is None:
-        args.check_every = {"single": 50, "algorithms": 25, "double": 10}.get(args.what)
+        args.check_every = {"single": 50, "algorithms": 25, "double": 10, "scaling": 25}.get(args.what)
     result = {"single": bench_single, "algorithms": bench_algorithms, "throughput": bench_throughput,
-              "double": bench_double}[args.what](args)
+              "scaling": bench_scaling, "double": bench_double}[args.what](args)
     if args.json:
         print(json.dumps(result, indent=2, default=str))
     else:
         for key, value in result.items():
-            if key == "convergence":
+            if key in ("convergence", "games"):
                 continue
             if key == "runs":
                 print(f"{'algorithm':<8}{'iter':>7}{'seconds':>9}{'mbb/hand':>11}{'it->1':>7}{'it->0.1':>8}{'s->0.1':>8}")
