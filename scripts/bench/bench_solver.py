@@ -149,7 +149,7 @@ def bench_double(args) -> dict:
 
     config = load_preset("double-draw")
     plan = plan_solve(config)
-    out = ROOT / "runs" / "bench-double-draw"
+    out = ROOT / "runs" / "double-draw"
     resume = (out / "checkpoint.npz").is_file()
     t0 = time.perf_counter()
     result = solve(config, args.algorithm, target_mbb=1.0, time_limit=args.minutes * 60, out_dir=out,
@@ -164,6 +164,19 @@ def bench_double(args) -> dict:
             "game_value_mbb": result.exploitability.game_value_mbb,
             "reached_1_mbb_at": next(((i, s) for i, s, x in conv if x <= 1.0), None),
             "convergence": conv}
+
+
+def bench_memory(args) -> dict:
+    """Peak resident memory of a whole double-draw solve: engine, walks, checkpoint and strategy file."""
+    from solver.config import load_preset
+    from solver.plan import plan_solve
+    from solver.solve import solve
+
+    config = load_preset("double-draw")
+    with tempfile.TemporaryDirectory() as out:
+        result = solve(config, iterations=args.memory_iterations, out_dir=out)
+    return {**machine(), "iterations": result.iterations, "planned_bytes": plan_solve(config).bytes,
+            "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
 
 SCALING_GAMES = [(1, cap) for cap in (1, 2, 3, 4)] + [(2, 1), (2, 2)]
@@ -202,7 +215,7 @@ def _timed(fn) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "double"])
+    parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "memory", "double"])
     parser.add_argument("--algorithm", default="dcfr")
     parser.add_argument("--target", type=float, default=0.1, help="single: target mbb/hand")
     parser.add_argument("--max-iterations", type=int, default=20_000)
@@ -213,6 +226,7 @@ def main(argv=None) -> int:
     parser.add_argument("--copy-mb", type=int, default=1024, help="throughput: size of the copied array")
     parser.add_argument("--minutes", type=float, default=60.0, help="double: time budget (resumable)")
     parser.add_argument("--budget", type=float, default=240.0, help="scaling: seconds per game at most")
+    parser.add_argument("--memory-iterations", type=int, default=2, help="memory: iterations of the double-draw solve")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.what == "throughput" and args.iterations == 1000:
@@ -220,7 +234,7 @@ def main(argv=None) -> int:
     if args.check_every is None:
         args.check_every = {"single": 50, "algorithms": 25, "double": 10, "scaling": 25}.get(args.what)
     result = {"single": bench_single, "algorithms": bench_algorithms, "throughput": bench_throughput,
-              "scaling": bench_scaling, "double": bench_double}[args.what](args)
+              "scaling": bench_scaling, "memory": bench_memory, "double": bench_double}[args.what](args)
     if args.json:
         print(json.dumps(result, indent=2, default=str))
     else:
