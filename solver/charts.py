@@ -12,6 +12,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def _save(fig, path: Path) -> list[Path]:
+    """Write a figure as PNG and SVG beside each other and close it."""
+    written = []
+    for suffix in (".png", ".svg"):
+        target = Path(path).with_suffix(suffix)
+        fig.savefig(target, dpi=110)
+        written.append(target)
+    plt.close(fig)
+    return written
+
+
 def read_convergence(path: Path) -> list[tuple[int, float, float]]:
     with open(path, newline="") as f:
         return [(int(r["iteration"]), float(r["seconds"]), float(r["exploitability_mbb"])) for r in csv.DictReader(f)]
@@ -32,13 +43,7 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     fig.suptitle(title)
-    written = []
-    for suffix in (".png", ".svg"):
-        target = Path(path).with_suffix(suffix)
-        fig.savefig(target, dpi=120)
-        written.append(target)
-    plt.close(fig)
-    return written
+    return _save(fig, path)
 
 
 # Hand groups reaching a decision less often than this are left out of the charts:
@@ -48,16 +53,6 @@ SEAT_ORDER = (1, 0)  # the big blind acts first after the draw; show it first
 SEAT_TITLES = {0: "button", 1: "big blind"}
 ACTION_NAMES = {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}
 ACTION_COLOURS = {"f": "#9e9e9e", "k": "#4c9be8", "c": "#2e7d32", "b": "#f0a030", "r": "#c62828"}
-
-
-def _save(fig, path: Path) -> list[Path]:
-    written = []
-    for suffix in (".png", ".svg"):
-        target = Path(path).with_suffix(suffix)
-        fig.savefig(target, dpi=110)
-        written.append(target)
-    plt.close(fig)
-    return written
 
 
 def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[Path]:
