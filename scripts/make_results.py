@@ -38,7 +38,7 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
     """Solve (resuming), plot, copy the small files; False if there is nothing to publish."""
     resume = ["--resume"] if (run_dir / "checkpoint.npz").is_file() else []
     if stop:
-        badugi("solve", "--preset", preset, "--out", str(run_dir), *resume, *stop)
+        badugi("solve", "--preset", preset, "--out", str(run_dir), "--no-charts", *resume, *stop)
     if not (run_dir / "strategy.npz").is_file():
         return False
     badugi("plot", str(run_dir))

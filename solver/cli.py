@@ -109,14 +109,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
     say(f"solving {config.describe()} with {algorithm} -> {out}")
     result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
                    out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
-    charts = plot_convergence({algorithm: result.convergence}, out / "convergence",
-                              f"{config.describe()}: convergence")
+    if args.no_charts:
+        charts = plot_convergence({algorithm: result.convergence}, out / "convergence",
+                                  f"{config.describe()}: convergence")
+    else:
+        say("drawing charts (draws, pat/snow/break, betting, EV, convergence)")
+        charts = write_charts(out)
     x = result.exploitability
     print(f"done ({result.stopped_by}): {result.iterations} iterations in {result.seconds:.1f}s; "
           f"exploitability {x.exploitability_mbb:.4f} mbb/hand; "
           f"button's game value {x.game_value_mbb:.3f} mbb/hand")
     print(f"results in {out}/: summary.json, convergence.csv, strategy.npz, checkpoint.npz, "
-          + ", ".join(p.name for p in charts))
+          + ", ".join(p.name for p in charts if p.suffix != ".svg") + " (and .svg)")
     return 0
 
 
@@ -200,7 +204,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_plot(args: argparse.Namespace) -> int:
+def write_charts(directory, runs: list | None = None, out=None) -> list:
+    """All strategy charts of a solve directory (plus draws.csv); convergence of ``runs`` overlaid."""
     import csv
     from pathlib import Path
 
@@ -208,8 +213,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from .reports import draw_csv_rows, summarise
     from .strategy import load_strategy
 
-    strategy = load_strategy(args.dirs[0])
-    out = Path(args.out) if args.out else Path(args.dirs[0])
+    strategy = load_strategy(directory)
+    out = Path(out or directory)
     out.mkdir(parents=True, exist_ok=True)
     game = strategy.config.describe()
     summary = summarise(strategy)
@@ -220,20 +225,21 @@ def cmd_plot(args: argparse.Namespace) -> int:
                                           f"{game}: standing pat, snowing and breaking")
     written += charts.plot_betting(summary, out / "betting", f"{game}: betting by hand strength")
     written += charts.plot_deal_ev(summary, out / "ev_by_hand", f"{game}: expected value by dealt hand")
-    runs = {}
-    for d in args.dirs:
-        conv = Path(d) / "convergence.csv"
-        if conv.is_file():
-            label = Path(d).name
-            runs[label] = charts.read_convergence(conv)
-    if runs:
-        written += charts.plot_convergence(runs, out / "convergence", f"{game}: convergence")
+    convergence = {Path(d).name: charts.read_convergence(Path(d) / "convergence.csv")
+                   for d in (runs or [directory]) if (Path(d) / "convergence.csv").is_file()}
+    if convergence:
+        written += charts.plot_convergence(convergence, out / "convergence", f"{game}: convergence")
     with open(out / "draws.csv", "w", newline="") as f:
         rows = list(draw_csv_rows(summary, strategy.config.hand_size))
         writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
         writer.writeheader()
         writer.writerows(rows)
     written.append(out / "draws.csv")
+    return written
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    written = write_charts(args.dirs[0], args.dirs, args.out)
     print(f"wrote {', '.join(str(p) for p in written)}")
     return 0
 
@@ -319,6 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check-every", type=int, metavar="N", help="measure exploitability every N iterations "
                    "(default: adaptive, about a tenth of the run time)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
+                   "seconds for single draw, a minute or two for double draw)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("show", help="a solved strategy at one decision point",

@@ -181,7 +181,11 @@ def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter
     if time_limit is not None:
         remaining.append(max(time_limit - spent, 0.0))
     if target_mbb is not None and len(convergence) >= 2:
-        (i0, _, e0), (i1, _, e1) = convergence[-2], convergence[-1]
+        # Compare with a check about half the run back: neighbouring checks are noisy.
+        i1, _, e1 = convergence[-1]
+        i0, _, e0 = next(row for row in convergence if row[0] >= i1 // 2)
+        if i0 == i1:
+            i0, _, e0 = convergence[-2]
         if e1 <= target_mbb:
             remaining.append(0.0)
         elif 0 < e1 < e0 and i1 > i0:
