@@ -35,7 +35,12 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
         rows = [r for r in rows if r[0] > 0 and r[2] > 0]
         by_iter.plot([r[0] for r in rows], [r[2] for r in rows], marker=".", label=label)
         by_time.plot([max(r[1], 1e-3) for r in rows], [r[2] for r in rows], marker=".", label=label)
+    plotted = any(r[0] > 0 and r[2] > 0 for rows in runs.values() for r in rows)
     for ax, xlabel in ((by_iter, "iterations"), (by_time, "seconds")):
+        if not plotted:  # no iteration run yet: nothing to put on log axes
+            ax.text(0.5, 0.5, "no iterations yet", ha="center", va="center", transform=ax.transAxes)
+            ax.set_xlabel(xlabel)
+            continue
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)

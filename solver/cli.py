@@ -81,7 +81,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     from .charts import plot_convergence
     from .checkpoint import CHECKPOINT_NAME, load_checkpoint
-    from .solve import solve
+    from .solve import check_stopping_rules, solve
 
     if args.threads is not None:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
@@ -103,6 +103,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     target, limit, iterations = args.target_exploitability, args.time_limit, args.iterations
     if target is None and limit is None and iterations is None:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
+    check_stopping_rules(iterations, target, limit)
     say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     # A polite kill (SIGTERM) checkpoints like Ctrl-C does.
     signal.signal(signal.SIGTERM, _raise_interrupt)

@@ -64,11 +64,8 @@ def _summary(result: SolveResult, compile_seconds: float) -> dict:
     }
 
 
-def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = None,
-          target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
-          resume: bool = False, progress: Callable[[str], None] | None = None,
-          check_every: int | None = None) -> SolveResult:
-    """Solve ``config``; write results to ``out_dir`` if given. See the module docstring."""
+def check_stopping_rules(iterations: int | None, target_mbb: float | None, time_limit: float | None) -> None:
+    """ValueError unless at least one rule is given and each given one makes sense."""
     if iterations is None and target_mbb is None and time_limit is None:
         raise ValueError("give at least one stopping rule: iterations, target exploitability or time limit")
     if iterations is not None and iterations < 0:
@@ -77,6 +74,14 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         raise ValueError(f"target exploitability must be positive, got {target_mbb}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time limit must be positive, got {time_limit}")
+
+
+def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = None,
+          target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
+          resume: bool = False, progress: Callable[[str], None] | None = None,
+          check_every: int | None = None) -> SolveResult:
+    """Solve ``config``; write results to ``out_dir`` if given. See the module docstring."""
+    check_stopping_rules(iterations, target_mbb, time_limit)
     say = progress or (lambda line: None)
     out = Path(out_dir) if out_dir is not None else None
     checkpoint_path = out / CHECKPOINT_NAME if out else None
