@@ -28,7 +28,7 @@ from abstractions.transitions import DrawModel, get_draw_model
 from . import kernels
 from .config import GameConfig
 from .plan import SolvePlan, format_bytes, plan_solve
-from .tree import BET, BUTTON, DRAW, PublicTree, build_tree
+from .tree import BET, DRAW, PublicTree, build_tree
 
 ALGORITHMS = ("dcfr", "cfr+", "linear", "cfr")
 PARALLEL_MIN_ENTRIES = 200_000
@@ -237,6 +237,3 @@ class Engine:
         """
         for node in np.nonzero(self.tree.kind <= DRAW)[0]:
             self.node_rows(int(node))[:] = fill(int(node), self.tree)
-
-    def button_seat_name(self) -> str:
-        return "button" if BUTTON == 0 else "big blind"

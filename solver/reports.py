@@ -57,6 +57,7 @@ def summarise(strategy: Strategy) -> Summary:
     hand = strategy.config.hand_size
     badugi = strategy.evaluator.value_card_count == hand
     out = Summary(labels)
+    root_value = np.zeros((2, strategy.n_states))
     draw_mass: dict = {}
     bet_mass: dict = {}
     psb: dict = {}
@@ -73,8 +74,7 @@ def summarise(strategy: Strategy) -> Summary:
             rnd = int(tree.round[node])
             reach = batch.reach[i, seat] * batch.reach[i, 1 - seat].sum()
             if node == 0:
-                for s in (0, 1):
-                    out.deal_ev[s] = batch.value[i, s] * 1000.0  # opponent's reach at the root is 1
+                root_value = batch.value[i] * 1000.0  # per dealt class; the opponent's reach at the root is 1
             if reach.sum() <= 0:
                 continue
             probs = strategy.strategy_at(node)
@@ -103,7 +103,7 @@ def summarise(strategy: Strategy) -> Summary:
     deal = model.deal_prob
     out.deal_prob = np.bincount(group_of, weights=deal, minlength=n_groups)
     for s in (0, 1):
-        out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * out.deal_ev[s], minlength=n_groups),
+        out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * root_value[s], minlength=n_groups),
                                  out.deal_prob)
     return out
 

@@ -170,7 +170,7 @@ class Strategy:
         if kinds is not None:
             nodes = nodes[np.isin(tree.kind[nodes], [BET if k == "bet" else DRAW for k in kinds])]
         if prefix:
-            start = tree.node_at(prefix) if prefix else 0  # ValueError names a bad prefix
+            start = tree.node_at(prefix)  # ValueError names a bad prefix
             inside = np.zeros(tree.n_nodes, dtype=bool)
             inside[start] = True
             if tree.first_child[start] >= 0:
