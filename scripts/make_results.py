@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-COPIED = ["summary.json", "convergence.csv", "draws.csv"] + [
+COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv"] + [
     f"{name}.{ext}" for name in ("draws", "pat_snow_break", "betting", "ev_by_hand", "convergence")
     for ext in ("png", "svg")]
 
@@ -49,29 +49,23 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
     return True
 
 
-def read_pat_rows(name: str) -> list[dict]:
-    with open(ROOT / "results" / name / "draws.csv", newline="") as f:
+def read_csv(name: str, file: str) -> list[dict]:
+    with open(ROOT / "results" / name / file, newline="") as f:
         return list(csv.DictReader(f))
 
 
 def describe_game(name: str) -> str:
-    from solver.reports import summarise
-    from solver.strategy import load_strategy
-
     summary = json.loads((ROOT / "results" / name / "summary.json").read_text())
     lines = [f"## {summary['game']}", "",
              f"Solved with {summary['algorithm']} for {summary['iterations']} iterations "
              f"({summary['seconds']:.0f} s on {summary['threads']} threads): exploitability "
              f"**{summary['exploitability_mbb']:.3g} mbb/hand**; the button wins "
              f"**{summary['game_value_mbb']:.1f} mbb/hand** (`summary.json`).", ""]
-    strategy = load_strategy(ROOT / "runs" / name)
-    psb = summarise(strategy).pat_snow_break
-    seats = {0: "button", 1: "big blind"}
-    for (seat, rnd), m in sorted(psb.items(), key=lambda kv: (kv[0][1], -kv[0][0])):
-        lines.append(f"- Draw {rnd + 1}, {seats[seat]}: stands pat in {100 * m['pat']:.1f}% of draw decisions, "
-                     f"snows (pat without a badugi) in {100 * m['snow']:.1f}%, breaks a badugi in "
-                     f"{100 * m['break']:.2f}% (`pat_snow_break.png`).")
-    rows = read_pat_rows(name)
+    for m in read_csv(name, "pat_snow_break.csv"):
+        lines.append(f"- Draw {m['draw']}, {m['seat']}: stands pat in {100 * float(m['pat']):.1f}% of draw "
+                     f"decisions, snows (pat without a badugi) in {100 * float(m['snow']):.1f}%, breaks a badugi "
+                     f"in {100 * float(m['break']):.2f}% (`pat_snow_break.csv`).")
+    rows = read_csv(name, "draws.csv")
     broken = [r for r in rows if r["hand"].startswith("badugi") and 1.0 - float(r["draw_0"]) >= 0.05]
     if broken:
         lines.append("- Badugis broken at least 5% of the time (`draws.csv`): " + "; ".join(

@@ -9,6 +9,7 @@ import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "badugi"  # stable SVG ids: regenerated charts diff cleanly
 import matplotlib.pyplot as plt  # noqa: E402
 
 
@@ -17,7 +18,7 @@ def _save(fig, path: Path) -> list[Path]:
     written = []
     for suffix in (".png", ".svg"):
         target = Path(path).with_suffix(suffix)
-        fig.savefig(target, dpi=110)
+        fig.savefig(target, dpi=110, metadata={"Date": None} if suffix == ".svg" else None)
         written.append(target)
     plt.close(fig)
     return written

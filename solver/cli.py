@@ -211,7 +211,7 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
     from pathlib import Path
 
     from . import charts
-    from .reports import draw_csv_rows, summarise
+    from .reports import draw_csv_rows, pat_snow_break_rows, summarise
     from .strategy import load_strategy
 
     strategy = load_strategy(directory)
@@ -230,12 +230,13 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
                    for d in (runs or [directory]) if (Path(d) / "convergence.csv").is_file()}
     if convergence:
         written += charts.plot_convergence(convergence, out / "convergence", f"{game}: convergence")
-    with open(out / "draws.csv", "w", newline="") as f:
-        rows = list(draw_csv_rows(summary, strategy.config.hand_size))
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
-        writer.writeheader()
-        writer.writerows(rows)
-    written.append(out / "draws.csv")
+    for name, rows in (("draws.csv", list(draw_csv_rows(summary, strategy.config.hand_size))),
+                       ("pat_snow_break.csv", list(pat_snow_break_rows(summary)))):
+        with open(out / name, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
+            writer.writeheader()
+            writer.writerows(rows)
+        written.append(out / name)
     return written
 
 

@@ -125,3 +125,11 @@ def draw_csv_rows(summary: Summary, hand_size: int):
             for d in range(hand_size + 1):
                 row[f"draw_{d}"] = round(float(freq[g, d]), 4)
             yield row
+
+
+def pat_snow_break_rows(summary: Summary):
+    """Share of draw decisions (reach-weighted) standing pat, snowing and breaking, per seat and draw."""
+    for (seat, rnd), m in sorted(summary.pat_snow_break.items(), key=lambda kv: (kv[0][1], -kv[0][0])):
+        yield {"seat": SEAT_NAMES[seat], "draw": rnd + 1, "reach": round(float(m["reach"]), 6),
+               "pat": round(float(m["pat"]), 6), "snow": round(float(m["snow"]), 6),
+               "break": round(float(m["break"]), 6)}

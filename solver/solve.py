@@ -171,7 +171,8 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
 
     if x is None or not convergence or convergence[-1][0] != engine.iteration:
         x = engine.exploitability()
-        convergence.append((engine.iteration, spent, x.exploitability_mbb))
+        if not convergence or convergence[-1][0] != engine.iteration:  # a finished run resumed: no new row
+            convergence.append((engine.iteration, spent, x.exploitability_mbb))
     result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence)
     if out:
         write_checkpoint()
