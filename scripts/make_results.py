@@ -95,7 +95,7 @@ def write_readme(games: list[str], seconds: float) -> None:
             f"({solve_seconds / 60:.0f} minutes, the `seconds` of each `summary.json`) plus charts and "
             f"tables (this run: {seconds / 60:.1f} minutes) on this project's 2-core machine. "
             "Every number below is read "
-            "from the files beside it. Strategies are the independent-deck model's (DESIGN section 3): "
+            "from the files beside it. Strategies are the independent-deck model's (see the README, \"What it computes\"): "
             "each player draws from a deck of his own.", "",
             "How to read the charts: rows are hand groups by card count and top card, strongest first; "
             "a frequency is weighted by how often each hand reaches the decision; groups that reach a "
