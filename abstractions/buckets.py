@@ -1,0 +1,159 @@
+"""Card buckets: per-round groupings of value classes for games too big at full resolution.
+
+For betting round ``r`` of a game with ``draws`` draws, ``draws - r`` draws are
+still to come. Each value class gets a feature vector from the evaluator's
+exact transitions:
+
+- *showdown strength* of a final class: the probability that it beats an
+  opponent who was dealt a hand and drew every draw under the reference
+  policy, ties counting half;
+- *draw potential*: the distribution of that strength after the remaining
+  draws under a reference draw policy (stand pat with a badugi, otherwise keep
+  the value's cards and draw the rest), as a histogram CDF over equal-width
+  bins. k-means on histogram CDFs approximates clustering by earth mover's
+  distance (Johanson et al. 2013, "Evaluating state-space abstractions in
+  extensive-form games").
+
+Rounds followed by a draw are clustered within each card count, so every
+class of a bucket has the same legal draws. Buckets are numbered by mean final
+strength, 0 = strongest, and are deterministic given the seed.
+
+>>> int(bucket_map(13, 4, 4, draws=1, round_index=1, n_buckets=50).max()) + 1
+50
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy.cluster.vq import kmeans2
+
+from .evaluator import get_evaluator
+from .transitions import cache_dir, get_draw_model
+
+BUCKETS_VERSION = 1
+HISTOGRAM_BINS = 64
+
+
+def reference_policy_matrix(ranks: int, suits: int, hand_size: int) -> np.ndarray:
+    """(N, N) next-class distribution when every class follows the reference draw policy."""
+    ev = get_evaluator(ranks, suits, hand_size)
+    model = get_draw_model(ranks, suits, hand_size)
+    counts = ev.value_card_count.astype(int)
+    matrix = np.zeros((model.n_values, model.n_values))
+    for v in range(model.n_values):
+        draw = 0 if counts[v] == hand_size else hand_size - counts[v]
+        matrix[v] = model.next_distribution(v, draw)
+    return matrix
+
+
+def final_strength(ranks: int, suits: int, hand_size: int, draws: int) -> np.ndarray:
+    """Showdown strength of each class against a reference opponent after ``draws`` draws."""
+    model = get_draw_model(ranks, suits, hand_size)
+    opponent = model.deal_prob.copy()
+    policy = reference_policy_matrix(ranks, suits, hand_size)
+    for _ in range(draws):
+        opponent = opponent @ policy
+    # Opponent mass on weaker classes (higher index), summed from the weak end so that
+    # the tiny strengths of the worst hands keep their precision; a tie counts half.
+    worse = np.cumsum(opponent[::-1])[::-1] - opponent
+    return worse + 0.5 * opponent
+
+
+def class_features(ranks: int, suits: int, hand_size: int, draws: int, round_index: int) -> np.ndarray:
+    """(N, HISTOGRAM_BINS + 1): CDF of final strength after the draws left at ``round_index``,
+    then the class's own showdown strength."""
+    strength = final_strength(ranks, suits, hand_size, draws)
+    policy = reference_policy_matrix(ranks, suits, hand_size)
+    future = np.eye(len(strength))
+    for _ in range(draws - round_index):
+        future = future @ policy
+    bins = np.minimum((strength * HISTOGRAM_BINS).astype(int), HISTOGRAM_BINS - 1)
+    histogram = np.zeros((len(strength), HISTOGRAM_BINS))
+    for b in range(HISTOGRAM_BINS):
+        histogram[:, b] = future[:, bins == b].sum(axis=1)
+    # The class's own strength, exact, as one more column on the scale of the CDF's
+    # distances: otherwise hands that stand pat differ only by their bin.
+    return np.column_stack([np.cumsum(histogram, axis=1), np.sqrt(HISTOGRAM_BINS) * strength])
+
+
+def _cluster(features: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """Dense labels 0..k'-1 from k-means (k' <= k if clusters come out empty)."""
+    if k >= len(features):
+        return np.arange(len(features))
+    if k <= 1:
+        return np.zeros(len(features), dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an empty cluster is dropped below
+        _, labels = kmeans2(features, k, minit="++", seed=np.random.default_rng(seed), iter=50)
+    return np.unique(labels, return_inverse=True)[1]
+
+
+def _shares(sizes: np.ndarray, total: int) -> np.ndarray:
+    """Split ``total`` buckets over groups in proportion to their sizes: at least 1, at most the size."""
+    share = np.maximum(1, np.floor(total * sizes / sizes.sum()).astype(int))
+    share = np.minimum(share, sizes)
+    order = np.argsort(-(total * sizes / sizes.sum() - share), kind="stable")
+    i = 0
+    while share.sum() < min(total, sizes.sum()):
+        g = order[i % len(order)]
+        if share[g] < sizes[g]:
+            share[g] += 1
+        i += 1
+    return share
+
+
+def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: int, n_buckets: int,
+                       seed: int = 0) -> np.ndarray:
+    """Bucket of every value class at a betting round (0 = strongest); see the module docstring."""
+    ev = get_evaluator(ranks, suits, hand_size)
+    if not 0 <= round_index <= draws:
+        raise ValueError(f"round_index must be 0 to {draws}, got {round_index}")
+    if n_buckets < 1:
+        raise ValueError(f"n_buckets must be at least 1, got {n_buckets}")
+    if round_index == draws:
+        # The last round: strength alone, a single number, so buckets are strength intervals.
+        groups = [np.arange(ev.n_values)]
+        features = final_strength(ranks, suits, hand_size, draws)[:, None]
+    else:
+        features = class_features(ranks, suits, hand_size, draws, round_index)
+        counts = ev.value_card_count
+        groups = [np.nonzero(counts == m)[0] for m in sorted(set(counts.tolist()))]
+    shares = _shares(np.array([len(g) for g in groups]), n_buckets)
+    labels = np.empty(ev.n_values, dtype=np.int64)
+    next_label = 0
+    for group, k in zip(groups, shares):
+        local = _cluster(features[group], int(k), seed)
+        labels[group] = local + next_label
+        next_label += local.max() + 1
+    # Number buckets by mean final strength (expected CDF complement), strongest first.
+    expected = HISTOGRAM_BINS - features[:, :-1].sum(axis=1) if features.shape[1] > 1 else features[:, 0]
+    means = np.array([expected[labels == b].mean() for b in range(next_label)])
+    rank = np.empty(next_label, dtype=np.int64)
+    rank[np.argsort(-means, kind="stable")] = np.arange(next_label)
+    return rank[labels]
+
+
+def bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: int, n_buckets: int,
+               seed: int = 0, use_cache: bool = True) -> np.ndarray:
+    """:func:`compute_bucket_map`, cached on disk beside the draw tables."""
+    name = f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}.npy"
+    path = cache_dir() / name
+    if use_cache and path.is_file():
+        try:
+            return np.load(path, allow_pickle=False)
+        except (OSError, ValueError):
+            pass  # a damaged cache file is recomputed
+    labels = compute_bucket_map(ranks, suits, hand_size, draws, round_index, n_buckets, seed)
+    if use_cache:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(f"{path}.tmp{os.getpid()}.npy")
+            np.save(tmp, labels)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return labels
