@@ -72,10 +72,9 @@ class Strategy:
         self.evaluator = get_evaluator(self.config.ranks, self.config.suits, self.config.hand_size)
         self.n_states = self.engine.n_states
         self._node_strategy: dict[int, np.ndarray] = {}
-        decision = self.tree.kind <= DRAW
+        self._decision = self.tree.kind <= DRAW
         # Descendants of a node are the ids allocated while it was expanded: a contiguous block.
         self._subtree_end = _subtree_ends(self.tree.parent)
-        self._decision = decision
 
     # -- single decisions --------------------------------------------------
     def node(self, history: str) -> int:
@@ -114,6 +113,12 @@ class Strategy:
         return SEAT_NAMES[int(self.tree.seat[node])]
 
     # -- reach and values --------------------------------------------------
+    def _mark_subtree(self, mask: np.ndarray, node: int) -> None:
+        """Set ``mask`` at ``node`` and all its descendants (one contiguous id block)."""
+        mask[node] = True
+        if self.tree.first_child[node] >= 0:
+            mask[self.tree.first_child[node]:self._subtree_end[node]] = True
+
     def _record(self, nodes: np.ndarray):
         index = np.full(self.tree.n_nodes, -1, dtype=np.int64)
         index[nodes] = np.arange(len(nodes))
@@ -132,8 +137,7 @@ class Strategy:
         wanted &= self._decision
         in_cut = np.zeros(tree.n_nodes, dtype=bool)
         for cut in engine.cut_nodes:
-            in_cut[cut] = True
-            in_cut[tree.first_child[cut]:self._subtree_end[cut]] = True
+            self._mark_subtree(in_cut, int(cut))
         trunk = np.nonzero(wanted & ~in_cut)[0]
         params = engine.schedule.params(1)
         out = np.empty(self.n_states)
@@ -170,11 +174,8 @@ class Strategy:
         if kinds is not None:
             nodes = nodes[np.isin(tree.kind[nodes], [BET if k == "bet" else DRAW for k in kinds])]
         if prefix:
-            start = tree.node_at(prefix)  # ValueError names a bad prefix
             inside = np.zeros(tree.n_nodes, dtype=bool)
-            inside[start] = True
-            if tree.first_child[start] >= 0:
-                inside[tree.first_child[start]:self._subtree_end[start]] = True
+            self._mark_subtree(inside, tree.node_at(prefix))  # ValueError names a bad prefix
             nodes = nodes[inside[nodes]]
         names = [self.evaluator.describe(v) for v in range(self.n_states)]
         legal = self.engine.model.legal
