@@ -23,11 +23,12 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from abstractions.buckets import bucket_map
 from abstractions.transitions import DrawModel, get_draw_model
 
 from . import kernels
 from .config import GameConfig
-from .plan import SolvePlan, format_bytes, plan_solve
+from .plan import SolvePlan, format_bytes, plan_solve, row_widths
 from .tree import BET, DRAW, PublicTree, build_tree
 
 ALGORITHMS = ("dcfr", "cfr+", "linear", "cfr")
@@ -99,14 +100,16 @@ class Engine:
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
         if check_memory and not self.plan.fits:
+            where = "with these buckets" if self.plan.bucketed else "at full resolution"
             raise SolveTooLarge(
-                f"{config.describe()} needs {format_bytes(self.plan.bytes)} at full resolution, "
+                f"{config.describe()} needs {format_bytes(self.plan.bytes)} {where}, "
                 f"more than this machine's {format_bytes(self.plan.machine_bytes)} allows; "
-                "use a smaller cap, fewer draws or card buckets")
+                "use a smaller cap, fewer draws or (fewer) card buckets")
         self.tree: PublicTree = build_tree(config)
         self.model: DrawModel = get_draw_model(config.ranks, config.suits, config.hand_size)
         self.n_states = self.model.n_values
-        size = self.tree.n_rows * self.n_states
+        self._build_abstraction()
+        size = self.n_entries
         if strategy is None:
             self.regret = np.zeros(size, dtype=np.float32)
             self.strat_sum = np.zeros(size, dtype=np.float32)
@@ -122,6 +125,37 @@ class Engine:
     @property
     def algorithm(self) -> str:
         return self.schedule.algorithm
+
+    def _build_abstraction(self) -> None:
+        """Bucket maps per round and each decision node's place in storage.
+
+        A round with 0 buckets (or a game without buckets) keeps one entry per
+        value class. Draw nodes use the buckets of the betting round before
+        them; those are formed within card counts, so a bucket's classes have
+        the same legal draws.
+        """
+        config, tree, n = self.config, self.tree, self.n_states
+        legal = self.model.legal
+        self.bucketed = any(config.buckets)
+        bucket_of = np.tile(np.arange(n, dtype=np.int64), (config.rounds, 1))
+        widths = np.array(row_widths(config, n), dtype=np.int64)
+        if self.bucketed:
+            for r, k in enumerate(config.buckets):
+                if k > 0:
+                    bucket_of[r] = bucket_map(config.ranks, config.suits, config.hand_size, config.draws, r, k)
+                    widths[r] = int(bucket_of[r].max()) + 1
+        bucket_legal = np.zeros((config.rounds, int(widths.max()), legal.shape[1]), dtype=np.bool_)
+        for r in range(config.rounds):
+            bucket_legal[r, bucket_of[r]] = legal
+            if r < config.draws and not np.array_equal(bucket_legal[r, bucket_of[r]], legal):
+                raise RuntimeError(f"round {r} buckets mix classes with different legal draws")
+        self.bucket_of, self.bucket_width = bucket_of, widths
+        self.abstraction = (self.bucketed, bucket_of, widths, bucket_legal)
+        self.node_round = tree.round.astype(np.int64)
+        decision = tree.kind <= DRAW
+        n_entries = np.where(decision, tree.n_children.astype(np.int64) * widths[self.node_round], 0)
+        self.entry_offset = np.where(decision, np.cumsum(n_entries) - n_entries, -1).astype(np.int64)
+        self.n_entries = int(n_entries.sum())
 
     def _prepare(self) -> None:
         tree = self.tree
@@ -142,15 +176,15 @@ class Engine:
         self.cut_index = np.full(tree.n_nodes, -1, dtype=np.int64)
         self.cut_index[self.cut_nodes] = np.arange(len(self.cut_nodes))
         n_cuts = max(len(self.cut_nodes), 1)
-        self.cut_reach = np.zeros((n_cuts, 2, self.n_states))
+        self.cut_reach = np.zeros((n_cuts, 3, self.n_states))  # both seats' reach, traverser's chance
         self.cut_value = np.zeros((n_cuts, self.n_states))
         self.no_record = (np.full(tree.n_nodes, -1, dtype=np.int64), np.zeros((0, 2, self.n_states)),
                           np.zeros((0, 2, self.n_states)))
         m = self.model
         self._tree_args = (tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
-                           tree.row_offset, self.cut_index, self.cut_nodes)
+                           self.entry_offset, self.node_round, self.cut_index, self.cut_nodes)
         self._model_args = (m.legal, m.keep_set.astype(np.int64), m.set_start, m.set_value, m.set_prob,
-                            m.set_size, self.config.hand_size)
+                            m.set_size, self.config.hand_size, self.abstraction)
 
     def _walk(self, traverser: int, policy: int, params: np.ndarray, record=None) -> float:
         return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
@@ -163,15 +197,17 @@ class Engine:
                      policy: int, record, out_value: np.ndarray, mode: int = kernels.FULL) -> None:
         """One walk under ``root``: ``FULL`` ignores cuts; ``COLLECT`` (from the root) only
         fills ``cut_reach``. Strategy tables use this."""
-        work = kernels.make_work(self.max_depth, self.n_actions_max, self.n_states, self.model.n_sets)
-        kernels.traverse(root, reach_button, reach_bb, traverser, policy, mode, self.schedule.params(1),
-                         self.tree.kind, self.tree.seat, self.tree.contrib, self.tree.first_child,
-                         self._tree_args[4], self.tree.row_offset, self.cut_index, *self._model_args,
+        work = kernels.make_work(self.max_depth, self.n_actions_max, self.n_states, self.model.n_sets,
+                                 int(self.bucket_width.max()))
+        # The chance-only reach is used by updates only; strategy tables evaluate.
+        kernels.traverse(root, reach_button, reach_bb, reach_button, traverser, policy, mode,
+                         self.schedule.params(1), *self._tree_args[:-1], *self._model_args,
                          self.regret, self.strat_sum, self.cut_reach, self.cut_value, work, out_value, record)
 
     def threads(self) -> int:
         """Threads for a walk: one for small trees, where starting threads costs more than it saves."""
-        return 1 if self.regret.size < PARALLEL_MIN_ENTRIES else numba.get_num_threads()
+        work = self.tree.n_rows * self.n_states  # a walk's work does not shrink with buckets
+        return 1 if work < PARALLEL_MIN_ENTRIES else numba.get_num_threads()
 
     def run_iterations(self, n: int) -> None:
         """``n`` iterations of alternating updates (button, then big blind)."""
@@ -191,17 +227,25 @@ class Engine:
 
     # -- strategies --------------------------------------------------------
     def node_rows(self, node: int, array: np.ndarray | None = None) -> np.ndarray:
-        """(n_actions, n_states) view of a decision node's rows in ``array`` (default: strategy sums)."""
+        """(n_actions, width) view of a decision node's rows in ``array`` (default: strategy sums);
+        the width is the number of buckets of the node's round, or of value classes."""
         array = self.strat_sum if array is None else array
         n_act = int(self.tree.n_children[node])
-        start = int(self.tree.row_offset[node]) * self.n_states
-        return array[start:start + n_act * self.n_states].reshape(n_act, self.n_states)
+        width = int(self.bucket_width[self.node_round[node]])
+        start = int(self.entry_offset[node])
+        return array[start:start + n_act * width].reshape(n_act, width)
 
     def average_strategy(self, node: int) -> np.ndarray:
-        """Average strategy at a decision node: (n_actions, n_states), rows sum to 1 over legal actions."""
-        out = np.empty((int(self.tree.n_children[node]), self.n_states))
-        kernels._strategy(self.node_rows(node), out.shape[0], self.model.legal,
-                          bool(self.tree.kind[node] == DRAW), out, np.empty(self.n_states))
+        """Average strategy at a decision node per value class: (n_actions, n_states), rows sum to 1
+        over legal actions (with buckets, every class gets its bucket's strategy)."""
+        n_act = int(self.tree.n_children[node])
+        rnd = int(self.node_round[node])
+        width = int(self.bucket_width[rnd])
+        out = np.empty((n_act, self.n_states))
+        kernels._node_strategy(self.strat_sum, int(self.entry_offset[node]), n_act, width,
+                               bool(self.tree.kind[node] == DRAW), self.model.legal, self.bucketed, rnd,
+                               self.bucket_of, self.abstraction[3], np.empty((n_act, width)),
+                               np.empty(max(width, self.n_states)), out)
         return out
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
@@ -212,7 +256,8 @@ class Engine:
         """
         tree = self.tree
         n_children = tree.n_children.astype(np.int64)
-        ends = np.where(tree.kind <= DRAW, (tree.row_offset + n_children) * self.n_states, 0)
+        widths = self.bucket_width[self.node_round]
+        ends = np.where(tree.kind <= DRAW, self.entry_offset + n_children * widths, 0)
         ends = np.maximum.accumulate(ends)  # storage used by nodes 0..i
         node_lo, done = 0, 0
         while node_lo < tree.n_nodes:
@@ -220,8 +265,8 @@ class Engine:
             node_hi = max(node_hi, node_lo + 1)
             stop = int(ends[node_hi - 1])
             out = np.empty(stop - done, dtype=np.float32)
-            kernels.average_all(tree.kind, n_children, tree.row_offset, self.model.legal, self.strat_sum,
-                                self.n_states, out, node_lo, node_hi, done)
+            kernels.average_all(tree.kind, n_children, self.entry_offset, self.node_round, self.model.legal,
+                                self.abstraction, self.strat_sum, self.n_states, out, node_lo, node_hi, done)
             if len(out):
                 yield out
             node_lo, done = node_hi, stop
@@ -233,7 +278,10 @@ class Engine:
     def set_average_strategy(self, fill) -> None:
         """Replace the strategy sums by ``fill(node, tree) -> (n_actions, n_states)`` at every decision node.
 
-        Used to evaluate a fixed strategy (uniform random, always call, ...).
+        Used to evaluate a fixed strategy (uniform random, always call, a bucketed
+        solution expanded to classes, ...) at full resolution.
         """
+        if self.bucketed:
+            raise ValueError("set_average_strategy needs a full-resolution engine (no buckets)")
         for node in np.nonzero(self.tree.kind <= DRAW)[0]:
             self.node_rows(int(node))[:] = fill(int(node), self.tree)

@@ -22,6 +22,16 @@ Three policies share the walk:
   value classes, conditioning on past values cannot help).
 - ``EVALUATE``: both seats play the average strategy.
 
+Card buckets: with an abstraction, a decision node's rows hold one entry per
+bucket of its round instead of one per value class, and the strategy of a
+bucket is expanded to its classes on entry, so reach vectors, draws and
+showdowns stay exact over classes. The regret of a bucket sums its classes'
+counterfactual regrets: each class's value difference is weighted by the
+traverser's chance-only reach of that class (deal and draw outcomes along the
+public path, own actions counted as 1), which the walk carries in a third
+vector. With one bucket per class this is full-resolution CFR with every
+information set's regrets scaled by a constant.
+
 Parallelism: the tree is cut at the start of the second betting round. A
 ``COLLECT`` walk of the trunk stores the reach vectors that arrive at each cut
 node, the subtrees below the cuts are walked in parallel (``prange``), and a
@@ -148,8 +158,12 @@ def _terminal_value(kind, seat, contrib, traverser, opp_reach, out):
 
 
 @njit(cache=True)
-def make_work(max_depth, n_actions_max, n_states, n_sets):
-    """Per-thread buffers of one walk: O(depth * actions * states)."""
+def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
+    """Per-thread buffers of one walk: O(depth * actions * states).
+
+    ``max_width`` is the widest row (the most buckets of any round, or the
+    number of classes at full resolution).
+    """
     return (np.empty((max_depth + 1, 2, n_states)),
             np.empty((max_depth + 1, n_actions_max, n_states)),
             np.empty((max_depth + 1, n_actions_max, n_states)),
@@ -157,15 +171,44 @@ def make_work(max_depth, n_actions_max, n_states, n_sets):
             np.empty(max_depth + 1, np.int64),
             np.empty(max_depth + 1, np.int64),
             np.empty(max(n_sets, 1)),
-            np.empty(n_states))
+            np.empty(n_states),
+            np.empty((max_depth + 1, n_states)),       # traverser's chance-only reach
+            np.empty(max_depth + 1, np.int64),         # level whose chance vector is current
+            np.ones(n_states),
+            np.empty((n_actions_max, max_width)),      # a node's strategy per bucket
+            np.empty((2, max_width)))                  # per-bucket sums
+
+
+@njit(cache=True)
+def _node_strategy(source, start, n_act, width, is_draw, legal, bucketed, rnd, bucket_of, bucket_legal,
+                   per_bucket, temp, out):
+    """The strategy at a decision node per class into ``out[:n_act]``, from ``source`` rows.
+
+    Rows hold ``width`` entries (buckets of the node's round, or classes); a
+    bucket's strategy is copied to each of its classes.
+    """
+    rows = source[start:start + n_act * width].reshape((n_act, width))
+    if not bucketed:
+        _strategy(rows, n_act, legal, is_draw, out, temp)
+        return
+    _strategy(rows, n_act, bucket_legal[rnd], is_draw, per_bucket, temp)
+    n_states = out.shape[1]
+    for a in range(n_act):
+        for s in range(n_states):
+            out[a, s] = per_bucket[a, bucket_of[rnd, s]]
 
 
 @njit(cache=True, fastmath=True)
-def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_params,
-             kind, seat, contrib, first_child, n_children, row_offset, cut_index,
-             legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
+def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iteration_params,
+             kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index,
+             legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
              regret, strat_sum, cut_reach, cut_value, work, out_value, record):
     """Walk the subtree under ``root``; write the traverser's value vector to ``out_value``.
+
+    ``chance`` is the traverser's chance-only reach at ``root`` (used with
+    buckets). ``abstraction`` = (bucketed, bucket_of (rounds, N), bucket_width
+    (rounds,), bucket_legal (rounds, width, draws + 1)); a decision node's rows
+    start at ``entry_offset[node]`` and are ``bucket_width[round]`` wide.
 
     ``iteration_params`` = (pos_scale, neg_scale, floor, sum_scale, sum_weight);
     ``work`` is a buffer set from :func:`make_work` (reused across calls).
@@ -182,10 +225,16 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
     sum_weight = iteration_params[4]
     opponent = 1 - traverser
 
-    reach, child_val, strat, node_val, stack_node, stack_next, agg, temp = work
+    (reach, child_val, strat, node_val, stack_node, stack_next, agg, temp,
+     chance_at, chance_level, ones, per_bucket, bucket_sums) = work
+    bucketed, bucket_of, bucket_width, bucket_legal = abstraction
+    track_chance = bucketed and policy == UPDATE
 
     reach[0, 0, :] = reach_button
     reach[0, 1, :] = reach_bb
+    if track_chance:
+        chance_at[0, :] = chance
+        chance_level[0] = 0
     depth = 0
     stack_node[0] = root
     stack_next[0] = 0
@@ -196,15 +245,17 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
         n_act = n_children[node]
         acting = seat[node]
         is_draw = kind[node] == DRAW
-        rows_at = row_offset[node] * n_states
+        rows_at = entry_offset[node]
+        rnd = node_round[node]
+        width = bucket_width[rnd]
         if k == 0:
             # Entering: the acting seat's strategy at this node.
             if policy == UPDATE:
-                rows = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
-                _strategy(rows, n_act, legal, is_draw, strat[depth], temp)
+                _node_strategy(regret, rows_at, n_act, width, is_draw, legal, bucketed, rnd, bucket_of,
+                               bucket_legal, per_bucket, temp, strat[depth])
             elif policy == EVALUATE or acting == opponent:
-                sums = strat_sum[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
-                _strategy(sums, n_act, legal, is_draw, strat[depth], temp)
+                _node_strategy(strat_sum, rows_at, n_act, width, is_draw, legal, bucketed, rnd, bucket_of,
+                               bucket_legal, per_bucket, temp, strat[depth])
             # (Best response at the traverser's own nodes needs no strategy.)
             # The seat not acting keeps its reach for every child.
             reach[depth + 1, 1 - acting, :] = reach[depth, 1 - acting, :]
@@ -228,6 +279,14 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
             else:
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
+            if track_chance:
+                # Chance-only reach changes only at the traverser's own draws.
+                if is_draw and acting == traverser:
+                    _draw_reach(chance_at[chance_level[depth]], ones, k, legal, keep_set, set_start, set_value,
+                                set_prob, set_size, hand_size, agg, chance_at[depth + 1])
+                    chance_level[depth + 1] = depth + 1
+                else:
+                    chance_level[depth + 1] = chance_level[depth]
 
             child_kind = kind[child]
             if child_kind == FOLD or child_kind == SHOWDOWN:
@@ -238,6 +297,8 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
                 if mode == COLLECT:
                     cut_reach[c, 0, :] = reach[depth + 1, 0, :]
                     cut_reach[c, 1, :] = reach[depth + 1, 1, :]
+                    if track_chance:
+                        cut_reach[c, 2, :] = chance_at[chance_level[depth + 1]]
                     child_val[depth, k, :] = 0.0
                 elif is_draw and acting == traverser:
                     _draw_value(cut_value[c], k, legal, keep_set, set_start, set_value, set_prob, set_size,
@@ -277,17 +338,36 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
                             for s in range(n_states):
                                 if not legal[s, a]:
                                     child_val[depth, a, s] = val[s]
-                    for a in range(n_act):
-                        base = rows_at + a * n_states
-                        for s in range(n_states):
-                            old = regret[base + s]
-                            scaled = old * pos_scale if old > 0.0 else old * neg_scale
-                            new = scaled + child_val[depth, a, s] - val[s]
-                            if floor_at_zero and new < 0.0:
-                                new = 0.0
-                            regret[base + s] = new
-                            strat_sum[base + s] = (strat_sum[base + s] * sum_scale
-                                                   + sum_weight * reach[depth, traverser, s] * strat[depth, a, s])
+                    if not bucketed:
+                        for a in range(n_act):
+                            base = rows_at + a * n_states
+                            for s in range(n_states):
+                                old = regret[base + s]
+                                scaled = old * pos_scale if old > 0.0 else old * neg_scale
+                                new = scaled + child_val[depth, a, s] - val[s]
+                                if floor_at_zero and new < 0.0:
+                                    new = 0.0
+                                regret[base + s] = new
+                                strat_sum[base + s] = (strat_sum[base + s] * sum_scale
+                                                       + sum_weight * reach[depth, traverser, s] * strat[depth, a, s])
+                    else:
+                        # A bucket's regret sums its classes' counterfactual regrets.
+                        c_vec = chance_at[chance_level[depth]]
+                        for a in range(n_act):
+                            bucket_sums[:, :width] = 0.0
+                            for s in range(n_states):
+                                b = bucket_of[rnd, s]
+                                bucket_sums[0, b] += c_vec[s] * (child_val[depth, a, s] - val[s])
+                                bucket_sums[1, b] += reach[depth, traverser, s] * strat[depth, a, s]
+                            base = rows_at + a * width
+                            for b in range(width):
+                                old = regret[base + b]
+                                scaled = old * pos_scale if old > 0.0 else old * neg_scale
+                                new = scaled + bucket_sums[0, b]
+                                if floor_at_zero and new < 0.0:
+                                    new = 0.0
+                                regret[base + b] = new
+                                strat_sum[base + b] = strat_sum[base + b] * sum_scale + sum_weight * bucket_sums[1, b]
             else:
                 val[:] = child_val[depth, 0, :]
                 for a in range(1, n_act):
@@ -313,8 +393,8 @@ def traverse(root, reach_button, reach_bb, traverser, policy, mode, iteration_pa
 
 @njit(cache=True, parallel=True)
 def traverse_all(traverser, policy, iteration_params, deal_prob,
-                 kind, seat, contrib, first_child, n_children, row_offset, cut_index, cut_nodes,
-                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
+                 kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index, cut_nodes,
+                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
                  regret, strat_sum, cut_reach, cut_value, max_depth, n_actions_max, n_threads, record):
     """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
 
@@ -322,34 +402,36 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
     change any result: each subtree's arithmetic is the same in any chunk).
     """
     n_states = deal_prob.shape[0]
+    max_width = abstraction[2].max()
     root_value = np.zeros(n_states)
     n_cuts = len(cut_nodes)
-    work = make_work(max_depth, n_actions_max, n_states, len(set_size))
+    work = make_work(max_depth, n_actions_max, n_states, len(set_size), max_width)
     first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, traverser, policy, first_mode, iteration_params,
-             kind, seat, contrib, first_child, n_children, row_offset, cut_index,
-             legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
+    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, iteration_params,
+             kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index,
+             legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
              regret, strat_sum, cut_reach, cut_value, work, root_value, record)
     if n_cuts > 0 and n_threads <= 1:
         for c in range(n_cuts):
-            traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], traverser, policy, FULL,
-                     iteration_params, kind, seat, contrib, first_child, n_children, row_offset,
-                     cut_index, legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                     regret, strat_sum, cut_reach, cut_value, work, cut_value[c], record)
+            traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], cut_reach[c, 2], traverser, policy,
+                     FULL, iteration_params, kind, seat, contrib, first_child, n_children, entry_offset,
+                     node_round, cut_index, legal, keep_set, set_start, set_value, set_prob, set_size,
+                     hand_size, abstraction, regret, strat_sum, cut_reach, cut_value, work, cut_value[c], record)
     elif n_cuts > 0:
         # Contiguous chunks of subtrees, one buffer set per chunk.
         n_chunks = min(n_cuts, n_threads)
         for chunk in prange(n_chunks):
-            chunk_work = make_work(max_depth, n_actions_max, n_states, len(set_size))
+            chunk_work = make_work(max_depth, n_actions_max, n_states, len(set_size), max_width)
             for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
-                traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], traverser, policy, FULL,
-                         iteration_params, kind, seat, contrib, first_child, n_children, row_offset,
-                         cut_index, legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                         regret, strat_sum, cut_reach, cut_value, chunk_work, cut_value[c], record)
+                traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], cut_reach[c, 2], traverser, policy,
+                         FULL, iteration_params, kind, seat, contrib, first_child, n_children, entry_offset,
+                         node_round, cut_index, legal, keep_set, set_start, set_value, set_prob, set_size,
+                         hand_size, abstraction, regret, strat_sum, cut_reach, cut_value, chunk_work,
+                         cut_value[c], record)
     if n_cuts > 0:
-        traverse(0, deal_prob, deal_prob, traverser, policy, TRUNK, iteration_params,
-                 kind, seat, contrib, first_child, n_children, row_offset, cut_index,
-                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
+        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, iteration_params,
+                 kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index,
+                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
                  regret, strat_sum, cut_reach, cut_value, work, root_value, record)
     total = 0.0
     for s in range(n_states):
@@ -358,21 +440,26 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
 
 
 @njit(cache=True)
-def average_all(kind, n_children, row_offset, legal, strat_sum, n_states, out, node_lo, node_hi, out_start):
+def average_all(kind, n_children, entry_offset, node_round, legal, abstraction, strat_sum, n_states, out,
+                node_lo, node_hi, out_start):
     """Normalised average strategy of decision nodes ``node_lo..node_hi-1`` into ``out``.
 
-    ``out[i]`` holds storage entry ``out_start + i`` (same layout as the sums),
-    so a big strategy can be written in chunks.
+    ``out[i]`` holds storage entry ``out_start + i`` (same layout as the sums:
+    per bucket when the game is bucketed), so a big strategy can be written in
+    chunks.
     """
-    buffer = np.empty((8, n_states))
-    total = np.empty(n_states)
+    bucketed, bucket_of, bucket_width, bucket_legal = abstraction
+    max_width = max(bucket_width.max(), n_states)
+    buffer = np.empty((8, max_width))
+    total = np.empty(max_width)
     for node in range(node_lo, node_hi):
         if kind[node] > DRAW:
             continue
         n_act = n_children[node]
-        start = row_offset[node] * n_states
-        rows = strat_sum[start:start + n_act * n_states].reshape((n_act, n_states))
-        _strategy(rows, n_act, legal, kind[node] == DRAW, buffer, total)
+        width = bucket_width[node_round[node]]
+        start = entry_offset[node]
+        rows = strat_sum[start:start + n_act * width].reshape((n_act, width))
+        _strategy(rows, n_act, bucket_legal[node_round[node]], kind[node] == DRAW, buffer, total)
         for a in range(n_act):
-            for s in range(n_states):
-                out[start - out_start + a * n_states + s] = buffer[a, s]
+            for b in range(width):
+                out[start - out_start + a * width + b] = buffer[a, b]

@@ -30,6 +30,11 @@ class SolvePlan:
     storage_entries: int  # (action row, private state) pairs that hold regrets and sums
     bytes: int
     machine_bytes: int
+    full_resolution_bytes: int = 0  # the same game without buckets
+
+    @property
+    def bucketed(self) -> bool:
+        return any(self.config.buckets)
 
     @property
     def fits(self) -> bool:
@@ -47,6 +52,7 @@ class SolvePlan:
             "storage_entries": self.storage_entries,
             "machine_bytes": self.machine_bytes,
             "fits": self.fits,
+            "full_resolution_bytes": self.full_resolution_bytes,
             "config": self.config.to_dict(),
         }
 
@@ -59,7 +65,17 @@ class SolvePlan:
             f"terminal nodes:  {c.terminal_nodes:,}",
             f"private states:  {self.private_states:,} value classes",
             f"entries:         {self.entries:,} (betting node, state) pairs",
-            f"memory:          {format_bytes(self.bytes)} for a full-resolution solve",
+        ]
+        if self.bucketed:
+            widths = "/".join(str(w) for w in row_widths(self.config, self.private_states))
+            lines += [
+                f"buckets:         {widths} per round (strategies shared within a bucket)",
+                f"memory:          {format_bytes(self.bytes)} for this bucketed solve "
+                f"(full resolution: {format_bytes(self.full_resolution_bytes)})",
+            ]
+        else:
+            lines.append(f"memory:          {format_bytes(self.bytes)} for a full-resolution solve")
+        lines += [
             f"this machine:    {format_bytes(self.machine_bytes)}",
         ]
         if self.fits:
@@ -90,9 +106,17 @@ def format_bytes(n: float) -> str:
     raise AssertionError
 
 
+def row_widths(config: GameConfig, n_states: int) -> list[int]:
+    """Entries per action row in each round: the round's bucket count, or every class."""
+    buckets = config.buckets or (0,) * config.rounds
+    return [min(b, n_states) if b > 0 else n_states for b in buckets]
+
+
 def plan_solve(config: GameConfig) -> SolvePlan:
     counts = count_tree(config)
     states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
-    storage = (counts.betting_rows + counts.draw_rows) * states
-    total = storage * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
-    return SolvePlan(config, counts, states, counts.betting_nodes * states, storage, total, machine_memory_bytes())
+    storage = sum(rows * width for rows, width in zip(counts.rows_by_round, row_widths(config, states)))
+    fixed = counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
+    full = (counts.betting_rows + counts.draw_rows) * states * BYTES_PER_ENTRY + fixed
+    return SolvePlan(config, counts, states, counts.betting_nodes * states, storage,
+                     storage * BYTES_PER_ENTRY + fixed, machine_memory_bytes(), full)

@@ -238,6 +238,7 @@ class TreeCounts:
     terminal_nodes: int
     betting_rows: int   # action rows at betting nodes
     draw_rows: int      # action rows at draw nodes
+    rows_by_round: tuple[int, ...] = ()  # action rows per round (a draw counts with the round before it)
 
     @property
     def nodes(self) -> int:
@@ -269,15 +270,18 @@ def count_tree(config: GameConfig) -> TreeCounts:
     draw_nodes_per_round = 1 + (config.hand_size + 1)
     betting = draw = terminal = betting_rows = draw_rows = 0
     paths = 1  # how many copies of the current round the tree holds
+    by_round = []
     for rnd in range(config.rounds):
         decisions, rows, folds, continuing = round_counts(rnd)
         betting += paths * decisions
         betting_rows += paths * rows
+        by_round.append(paths * rows)
         terminal += paths * folds
         if rnd == config.draws:
             terminal += paths * continuing  # showdowns
         else:
             draw += paths * continuing * draw_nodes_per_round
             draw_rows += paths * continuing * draw_nodes_per_round * (config.hand_size + 1)
+            by_round[-1] += paths * continuing * draw_nodes_per_round * (config.hand_size + 1)
             paths *= continuing * outcomes
-    return TreeCounts(betting, draw, terminal, betting_rows, draw_rows)
+    return TreeCounts(betting, draw, terminal, betting_rows, draw_rows, tuple(by_round))

@@ -1,0 +1,152 @@
+"""CFR with card buckets: the regrets it aggregates, the strategies it shares, and its best response."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import reference_game as ref
+from solver.config import GameConfig, load_preset
+from solver.engine import Engine
+from solver.plan import plan_solve
+from solver.tree import DRAW
+from test_solver import _ref_args, engine_policy
+
+TINY_ONE_DRAW = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
+
+
+def with_buckets(config, buckets):
+    return dataclasses.replace(config, buckets=tuple(buckets))
+
+
+def decision_nodes(engine):
+    return np.nonzero(engine.tree.kind <= DRAW)[0]
+
+
+def own_chance_reach(engine, node, seat):
+    """The seat's chance-only reach of each class at ``node``: the deal pushed through the
+    transition matrices of the seat's own draws on the path (own choices count 1)."""
+    tree, model = engine.tree, engine.model
+    path = []
+    while tree.parent[node] >= 0:
+        path.append(node)
+        node = int(tree.parent[node])
+    path.append(node)
+    chance = model.deal_prob.copy()
+    for child in reversed(path[:-1]):
+        parent = int(tree.parent[child])
+        if tree.kind[parent] == DRAW and tree.seat[parent] == seat:
+            chance = chance @ model.dense(int(child - tree.first_child[parent]))
+    return chance
+
+
+def test_one_bucket_per_class_reproduces_full_resolution():
+    """Identity buckets run the bucketed code path and agree with the full-resolution solver:
+    step by step early on (up to float32 rounding), and at convergence on the game value."""
+    base = load_preset("tiny-double-draw")
+    full = Engine(base, "cfr")
+    bucketed = Engine(with_buckets(base, [full.n_states] * base.rounds), "cfr")
+    assert bucketed.bucketed and bucketed.n_entries == full.n_entries
+    full.run_iterations(5)
+    bucketed.run_iterations(5)
+    a, b = full.exploitability(), bucketed.exploitability()
+    assert b.exploitability == pytest.approx(a.exploitability, rel=1e-6)
+    assert b.game_value == pytest.approx(a.game_value, rel=1e-6)
+    worst = max(np.abs(full.average_strategy(n) - bucketed.average_strategy(n)).max() for n in decision_nodes(full))
+    assert worst < 1e-4
+
+    full = Engine(TINY_ONE_DRAW)
+    bucketed = Engine(with_buckets(TINY_ONE_DRAW, [full.n_states] * 2))
+    full.run_iterations(2000)
+    bucketed.run_iterations(2000)
+    a, b = full.exploitability(), bucketed.exploitability()
+    assert a.exploitability_mbb < 0.05 and b.exploitability_mbb < 0.05
+    assert b.game_value_mbb == pytest.approx(a.game_value_mbb, abs=0.02)
+
+
+def test_bucket_regret_sums_chance_weighted_class_regrets():
+    """After one vanilla-CFR update of the button (uniform play before it), a bucket's regret is
+    the sum over its classes of (own chance reach) x (the full-resolution class regret)."""
+    base = load_preset("tiny-double-draw")
+    full = Engine(base, "cfr")
+    bucketed = Engine(with_buckets(base, [3, 4, 2]), "cfr")
+    assert bucketed.bucket_width.tolist() == [3, 4, 2]
+    for engine in (full, bucketed):
+        engine._walk(0, 0, engine.schedule.params(1))  # the button's half of iteration 1
+    checked = 0
+    for node in decision_nodes(full):
+        if full.tree.seat[node] != 0:
+            continue
+        chance = own_chance_reach(full, node, 0)
+        buckets = bucketed.bucket_of[bucketed.node_round[node]]
+        expected = np.zeros((full.tree.n_children[node], bucketed.bucket_width[bucketed.node_round[node]]))
+        for s in range(full.n_states):
+            expected[:, buckets[s]] += chance[s] * full.node_rows(node, full.regret)[:, s]
+        got = bucketed.node_rows(node, bucketed.regret)
+        assert np.allclose(got, expected, rtol=1e-5, atol=1e-7), node
+        checked += np.count_nonzero(expected)
+    assert checked > 1000
+
+
+def test_strategy_is_shared_within_a_bucket():
+    config = with_buckets(load_preset("tiny-double-draw"), [3, 4, 2])
+    engine = Engine(config)
+    engine.run_iterations(50)
+    for node in decision_nodes(engine):
+        strategy = engine.average_strategy(node)
+        labels = engine.bucket_of[engine.node_round[node]]
+        for b in range(engine.bucket_width[engine.node_round[node]]):
+            members = strategy[:, labels == b]
+            legal = engine.model.legal[labels == b] if engine.tree.kind[node] == DRAW else None
+            assert np.allclose(members, members[:, :1]), (node, b)
+            if legal is not None:
+                assert (legal == legal[:1]).all()  # a bucket's classes have the same legal draws
+        assert np.allclose(strategy.sum(axis=0), 1.0)
+
+
+def test_bucketed_best_response_is_the_full_resolution_one():
+    """The best response to a bucketed strategy sees value classes: it equals the full-resolution
+    engine's on the expanded strategy, and the brute-force best response on the real-card tree."""
+    config = with_buckets(TINY_ONE_DRAW, [2, 2])
+    bucketed = Engine(config)
+    bucketed.run_iterations(300)
+    ours = bucketed.exploitability()
+    full = Engine(TINY_ONE_DRAW)
+    full.set_average_strategy(lambda node, tree: bucketed.average_strategy(node))
+    theirs = full.exploitability()
+    assert ours.br_button == pytest.approx(theirs.br_button, abs=1e-8)  # float32 storage of the expanded strategy
+    assert ours.br_big_blind == pytest.approx(theirs.br_big_blind, abs=1e-8)  # float32 storage of the expanded strategy
+    assert ours.game_value == pytest.approx(theirs.game_value, abs=1e-8)  # float32 storage of the expanded strategy
+    br_button, br_bb, value = ref.best_response_values(*_ref_args(TINY_ONE_DRAW), engine_policy(bucketed))
+    assert ours.br_button == pytest.approx(br_button, abs=1e-9)
+    assert ours.br_big_blind == pytest.approx(br_bb, abs=1e-9)
+    assert ours.game_value == pytest.approx(value, abs=1e-9)
+    # Two buckets a round lose something real against a full-resolution opponent.
+    full = Engine(TINY_ONE_DRAW)
+    full.run_iterations(300)
+    assert ours.exploitability_mbb > 10 * full.exploitability().exploitability_mbb
+
+
+def test_more_buckets_cost_less():
+    """Coarse to fine on single draw: exploitability at full resolution falls as buckets grow."""
+    base = load_preset("tiny-double-draw")
+    figures = []
+    for k in (1, 3, 10):
+        engine = Engine(with_buckets(base, [k] * base.rounds))
+        engine.run_iterations(300)
+        figures.append(engine.exploitability().exploitability_mbb)
+    assert figures[0] > figures[1] > figures[2]
+
+
+def test_plan_counts_bucketed_storage():
+    base = load_preset("tiny-double-draw")
+    for buckets in ([3, 4, 2], [10, 10, 10], [0, 5, 0]):
+        config = with_buckets(base, buckets)
+        engine = Engine(config)
+        assert plan_solve(config).storage_entries == engine.n_entries
+        assert engine.regret.size == engine.n_entries
+    full = plan_solve(load_preset("triple-draw"))
+    bucketed = plan_solve(with_buckets(load_preset("triple-draw"), [8, 8, 8, 8]))
+    assert bucketed.full_resolution_bytes == full.bytes
+    assert bucketed.storage_entries * 1092 == pytest.approx(full.storage_entries * 8, rel=1e-12)
+    assert "full resolution" in bucketed.describe()
