@@ -3,12 +3,16 @@
     python scripts/make_results.py                         # single draw, and double draw for 60 minutes
     python scripts/make_results.py --double-minutes 0      # single draw; double draw only if already solved
     python scripts/make_results.py --double-minutes 120    # resume the double-draw solve for longer
+    python scripts/make_results.py --triple-minutes 0      # publish the bucketed triple-draw solve as it is
 
 Solves run in runs/ (large files stay there: checkpoints, strategy.npz); results/
 receives summary.json, convergence.csv, charts (PNG, SVG) and draws.csv for each
 game, and results/README.md is written from those files' numbers. The
 double-draw solve resumes from its checkpoint, so the budget can be spread
-over several runs. Triple draw waits for card buckets (a separate issue).
+over several runs. Triple draw is the bucketed preset (``triple-draw-bucketed``:
+cap 1, 256 buckets a round), solved for 50 minutes by default and resumable
+the same way. The cost of buckets is measured separately by
+``scripts/bench/bench_buckets.py`` (results/buckets/), which this script quotes.
 """
 
 from __future__ import annotations
@@ -61,6 +65,11 @@ def describe_game(name: str) -> str:
              f"({summary['seconds']:.0f} s on {summary['threads']} threads): exploitability "
              f"**{summary['exploitability_mbb']:.3g} mbb/hand**; the button wins "
              f"**{summary['game_value_mbb']:.1f} mbb/hand** (`summary.json`).", ""]
+    if "buckets" in summary["game"]:
+        lines[-1:-1] = ["", "Strategies are shared within card buckets (value classes grouped per round by "
+                        "strength and draw potential); reach, draws and showdowns stay exact over value classes, "
+                        "and the exploitability above is measured at full resolution: by a best response that "
+                        "sees every value class."]
     for m in read_csv(name, "pat_snow_break.csv"):
         lines.append(f"- Draw {m['draw']}, {m['seat']}: stands pat in {100 * float(m['pat']):.1f}% of draw "
                      f"decisions, snows (pat without a badugi) in {100 * float(m['snow']):.1f}%, breaks a badugi "
@@ -88,6 +97,23 @@ def describe_game(name: str) -> str:
     return "\n".join(lines)
 
 
+def describe_buckets() -> list[str]:
+    path = ROOT / "results" / "buckets" / "buckets.csv"
+    if not path.is_file():
+        return []
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    full = rows[-1]
+    lines = ["## What card buckets cost", "",
+             "From `python scripts/bench/bench_buckets.py` (table in BENCHMARKS.md): double draw at cap 2, each "
+             f"abstraction solved for {full['iterations']} DCFR iterations, then measured by a best response that "
+             "sees value classes (`buckets/buckets.csv`).", "",
+             "| buckets per round | strategy storage (MiB) | exploitability (mbb/hand) |", "|---:|---:|---:|"]
+    lines += [f"| {r['buckets_per_round']} | {r['storage_mib']} | {float(r['exploitability_mbb']):.2f} |" for r in rows]
+    lines += ["", "![exploitability against buckets](./buckets/exploitability_vs_buckets.png)", ""]
+    return lines
+
+
 def write_readme(games: list[str], seconds: float) -> None:
     solve_seconds = sum(json.loads((ROOT / "results" / g / "summary.json").read_text())["seconds"] for g in games)
     text = ["# Reference results", "",
@@ -105,11 +131,14 @@ def write_readme(games: list[str], seconds: float) -> None:
         text.append(describe_game(name))
     if (ROOT / "results" / "algorithms" / "single-draw-convergence.png").is_file():
         text += ["## Four CFR variants on single draw", "",
-                 "From `python scripts/bench_solver.py algorithms` (see BENCHMARKS.md).", "",
+                 "From `python scripts/bench/bench_solver.py algorithms` (see BENCHMARKS.md).", "",
                  "![algorithms](./algorithms/single-draw-convergence.png)", ""]
+    text += describe_buckets()
     text += ["## Not here yet", "",
-             "Triple draw needs card buckets (its full-resolution tree needs about 1.9 TiB; "
-             "`badugi plan --preset triple-draw`).", ""]
+             "Triple draw at cap 4: its full-resolution tables need about 1.9 TiB (`badugi plan --preset "
+             "triple-draw`), and even with 256 buckets a round they need hundreds of GiB. A walk costs "
+             "O(public nodes x value classes) whatever the buckets, and cap 4 has 156 times the public nodes "
+             "of cap 1, so it also needs a cluster's time.", ""]
     (ROOT / "results" / "README.md").write_text("\n".join(text))
 
 
@@ -118,6 +147,8 @@ def main(argv=None) -> int:
     parser.add_argument("--single-target", type=float, default=0.05, help="single draw: target mbb/hand")
     parser.add_argument("--double-minutes", type=float, default=60.0,
                         help="double draw: minutes of solving in all (0: publish an existing solve only)")
+    parser.add_argument("--triple-minutes", type=float, default=50.0,
+                        help="bucketed triple draw: minutes of solving (0: publish an existing solve only)")
     args = parser.parse_args(argv)
     start = time.time()
     games = []
@@ -128,6 +159,10 @@ def main(argv=None) -> int:
         if args.double_minutes > 0 else []
     if solve_and_publish("double-draw", ROOT / "runs" / "double-draw", double_stop, "double-draw"):
         games.append("double-draw")
+    triple_stop = ["--time-limit", str(args.triple_minutes * 60), "--target-exploitability", "0.1"] \
+        if args.triple_minutes > 0 else []
+    if solve_and_publish("triple-draw-bucketed", ROOT / "runs" / "triple-draw", triple_stop, "triple-draw"):
+        games.append("triple-draw")
     write_readme(games, time.time() - start)
     print(f"results/ regenerated in {time.time() - start:.0f} s: {', '.join(games)}")
     return 0

@@ -32,7 +32,8 @@ class GameConfig:
     ``bets`` holds one bet size per betting round (``draws + 1`` of them), in big
     blinds. ``cap`` is the most bets per round; in the first round the big blind
     counts as the first bet. ``buckets`` (one per betting round, 0 = full
-    resolution) is reserved for card-bucket abstractions.
+    resolution) asks for card buckets: strategies shared within each round's
+    buckets of value classes (see ``abstractions/buckets.py``).
     """
 
     ranks: int = 13
@@ -112,7 +113,10 @@ class GameConfig:
         deck = "" if (self.ranks, self.suits) == (13, 4) else f", {self.ranks}x{self.suits} deck"
         hand = "" if self.hand_size == 4 else f", {self.hand_size}-card hands"
         bets = "/".join(f"{b:g}" for b in self.bets)
-        return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}"
+        buckets = ""
+        if any(self.buckets):
+            buckets = ", buckets " + "/".join(str(b) if b else "full" for b in self.buckets)
+        return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}"
 
 
 def _toml_scalar(value) -> str:

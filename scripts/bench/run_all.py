@@ -31,6 +31,7 @@ BENCHMARKS = {
     "algorithms": ["scripts/bench/bench_solver.py", "algorithms", "--iterations", "1000", "--json"],
     "scaling": ["scripts/bench/bench_solver.py", "scaling", "--budget", "150", "--json"],
     "memory": ["scripts/bench/bench_solver.py", "memory", "--json"],
+    "buckets": ["scripts/bench/bench_buckets.py", "--json"],
 }
 
 
@@ -158,6 +159,18 @@ def render() -> str:
             out.append(f"| {r['algorithm']} | {r['iterations']:,} | {r['seconds']:.1f} | {r['exploitability_mbb']:.4f} | "
                        f"{fmt(r['iterations_to_1.0'])} | {fmt(r['iterations_to_0.1'])} | {fmt(r['seconds_to_0.1'], 1)} |")
         out += ["", "![convergence of four CFR variants](results/algorithms/single-draw-convergence.png)", ""]
+    buckets = load("buckets")
+    if buckets:
+        out += ["## What card buckets cost", "", f"`{buckets['command']}` (writes results/buckets/)", "",
+                f"{buckets['game']}: every row is solved with {buckets['iterations']:,} DCFR iterations, then its "
+                "strategy is measured by an exact best response that sees value classes.", "",
+                "| buckets per round | strategy storage | exploitability at full resolution (mbb/hand) | "
+                "button's value (mbb/hand) | seconds |", "|---:|---:|---:|---:|---:|"]
+        for r in buckets["rows"] + [buckets["full"]]:
+            label = str(r["buckets"]) if r is not buckets["full"] else f"full ({r['buckets']:,} classes)"
+            out.append(f"| {label} | {r['storage_bytes'] / 2**20:,.1f} MiB | {r['exploitability_mbb']:,.2f} | "
+                       f"{r['game_value_mbb']:+.2f} | {r['seconds']:,.0f} |")
+        out += ["", "![exploitability against buckets](results/buckets/exploitability_vs_buckets.png)", ""]
     notes = ROOT / "scripts" / "bench" / "NOTES.md"
     if notes.is_file():
         out += [notes.read_text().strip(), ""]
