@@ -246,6 +246,27 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_match(args: argparse.Namespace) -> int:
+    from .match import play_match
+
+    from .match import BASELINES
+
+    baselines_only = args.a in BASELINES and args.b in BASELINES
+    config = _game_config(args) if (args.preset or args.config or baselines_only) else None
+    if args.hands < 2:
+        raise CliError(f"--hands must be at least 2 (one duplicate deal), got {args.hands}")
+    if args.seed < 0:
+        raise CliError(f"--seed must be a non-negative integer, got {args.seed}")
+
+    def progress(done: int, total: int) -> None:
+        if not args.json and total > done:
+            print(f"  {2 * done:,} of {2 * total:,} hands", file=sys.stderr, flush=True)
+
+    result = play_match(config, args.a, args.b, args.hands, args.seed, progress=progress)
+    print(json.dumps(result.to_json()) if args.json else result.describe())
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from abstractions.cards import format_cards, parse_cards
     from abstractions.evaluator import get_evaluator
@@ -363,6 +384,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "convergence of all")
     p.add_argument("--out", help="where to write (default: the first DIR)")
     p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("match", help="play two players against each other in real Badugi (one deck)",
+                       epilog="players: a solved strategy directory, or rule, station, random\n\n"
+                              "examples:\n  badugi match runs/single-draw rule --hands 1000000 --seed 1\n"
+                              "  badugi match runs/single-draw runs/single-draw --json   (real-game value)\n"
+                              "  badugi match rule random --preset triple-draw\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("a", metavar="A", help="player A (figures are A's)")
+    p.add_argument("b", metavar="B", help="player B")
+    p.add_argument("--hands", type=int, default=200_000, help="hands in all, played as duplicate pairs "
+                   "(default 200000)")
+    p.add_argument("--seed", type=int, default=0, help="fixes the deals and mixed actions (default 0)")
+    _add_game_args(p)
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
                        epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n",

@@ -1,0 +1,230 @@
+"""Head-to-head matches in real Badugi: players, duplicate deals, confidence intervals.
+
+A player is a solved strategy directory or one of the baselines ``rule``,
+``station`` and ``random`` (see :mod:`solver.simulator`). Every deal is played
+twice with the same deck and the seats swapped, so the luck of the cards
+cancels; the per-deal figure is the mean of the two games, and the 95%
+interval is mean +- 1.96 standard errors over deals.
+
+>>> result = play_match(load_preset("tiny-single-draw"), "rule", "random", hands=2000, seed=1)
+>>> result.deals, result.games
+(1000, 2000)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from abstractions.evaluator import get_evaluator
+
+from . import simulator
+from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
+from .engine import Engine
+from .tree import build_tree
+
+BASELINES = ("rule", "station", "random")
+
+
+@dataclass
+class Player:
+    """A player for the simulator: a baseline, or a strategy's probabilities and their layout."""
+
+    name: str
+    code: int
+    config: GameConfig | None = None   # the game a strategy was solved for
+    arrays: tuple | None = None        # (probabilities, entry_offset, bucket_of (rounds, N), bucket_width)
+
+    @classmethod
+    def from_engine(cls, name: str, engine: Engine) -> "Player":
+        """A strategy player from an engine whose strategy sums hold average probabilities."""
+        return cls(name, simulator.STRATEGY, engine.config,
+                   (engine.strat_sum, engine.entry_offset, engine.bucket_of, engine.bucket_width))
+
+
+def load_player(spec: str) -> Player:
+    """``rule``, ``station``, ``random`` or a strategy directory; ValueError otherwise."""
+    if spec in BASELINES:
+        return Player(spec, simulator.PLAYER_CODES[spec])
+    from .strategy import load_strategy  # a strategy loads its engine lazily
+
+    path = Path(spec)
+    if not path.is_dir():
+        raise ValueError(f"player {spec!r} is neither a baseline ({', '.join(BASELINES)}) nor a strategy directory")
+    return Player.from_engine(str(path), load_strategy(path).engine)
+
+
+def _game_of(config: GameConfig) -> GameConfig:
+    return replace(config, buckets=())
+
+
+def match_config(players: list[Player], config: GameConfig | None) -> GameConfig:
+    """The game a match is played in: the strategies' (they must agree), else ``config``."""
+    games = {_game_of(p.config) for p in players if p.config is not None}
+    if len(games) > 1:
+        raise ValueError("the strategies were solved for different games: "
+                         + "; ".join(sorted(g.describe() for g in games)))
+    if games:
+        game = games.pop()
+        if config is not None and _game_of(config) != game:
+            raise ValueError(f"the strategies play {game.describe()}, not {config.describe()}")
+        return game
+    if config is None:
+        raise ValueError("two baselines need a game: give --preset or --config")
+    game = _game_of(config)
+    if 2 * game.hand_size > game.ranks * game.suits:
+        raise ValueError(f"a {game.ranks * game.suits}-card deck cannot deal two {game.hand_size}-card hands")
+    return game
+
+
+def _player_tuple(player: Player, n_rounds: int, n_states: int):
+    if player.arrays is None:
+        return (np.int64(player.code), np.zeros(1, np.float32), np.zeros(1, np.int64),
+                np.zeros((n_rounds, n_states), np.int64), np.ones(n_rounds, np.int64))
+    probs, offset, bucket_of, width = player.arrays
+    return (np.int64(player.code), np.ascontiguousarray(probs, np.float32), np.ascontiguousarray(offset, np.int64),
+            np.ascontiguousarray(bucket_of, np.int64), np.ascontiguousarray(width, np.int64))
+
+
+@dataclass
+class GameArrays:
+    """What the simulator kernels need of a game."""
+
+    config: GameConfig
+    tree: object
+    tree_args: tuple
+    code_to_value: np.ndarray
+    n_states: int
+
+    @classmethod
+    def of(cls, config: GameConfig) -> "GameArrays":
+        tree = build_tree(config)
+        ev = get_evaluator(config.ranks, config.suits, config.hand_size)
+        codes = ev.value_codes.astype(np.int64)
+        code_to_value = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+        code_to_value[codes] = np.arange(len(codes))
+        args = (tree.kind, tree.seat.astype(np.int64), tree.contrib, tree.first_child.astype(np.int64),
+                tree.n_children.astype(np.int64), tree.action, tree.round.astype(np.int64))
+        return cls(config, tree, args, code_to_value, ev.n_values)
+
+
+@dataclass
+class MatchResult:
+    game: str
+    player_a: str
+    player_b: str
+    deals: int
+    seed: int
+    mbb: float              # player A's mean, mbb/hand
+    ci95: float             # half-width of the 95% interval, mbb/hand
+    button_mbb: float       # A's mean with the button
+    button_ci95: float
+    big_blind_mbb: float    # A's mean in the big blind
+    big_blind_ci95: float
+    seconds: float
+
+    @property
+    def games(self) -> int:
+        return 2 * self.deals
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_json(self) -> dict:
+        return {"game": self.game, "player_a": self.player_a, "player_b": self.player_b, "deals": self.deals,
+                "games": self.games, "seed": self.seed, "mbb_per_hand": self.mbb, "ci95_mbb": self.ci95,
+                "button_mbb": self.button_mbb, "button_ci95_mbb": self.button_ci95,
+                "big_blind_mbb": self.big_blind_mbb, "big_blind_ci95_mbb": self.big_blind_ci95,
+                "seconds": self.seconds, "hands_per_second": self.hands_per_second}
+
+    def describe(self) -> str:
+        return (f"{self.player_a} vs {self.player_b} in {self.game}: {self.games:,} hands "
+                f"({self.deals:,} duplicate deals, seed {self.seed})\n"
+                f"  {self.player_a}: {self.mbb:+.1f} +- {self.ci95:.1f} mbb/hand (95%)\n"
+                f"  with the button {self.button_mbb:+.1f} +- {self.button_ci95:.1f}, "
+                f"in the big blind {self.big_blind_mbb:+.1f} +- {self.big_blind_ci95:.1f}\n"
+                f"  {self.hands_per_second:,.0f} hands/s")
+
+
+def _mean_ci(x: np.ndarray) -> tuple[float, float]:
+    if len(x) < 2:
+        return float(x.mean()) if len(x) else 0.0, float("inf")
+    return float(x.mean()), 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
+
+
+CHUNK_DEALS = 250_000
+
+
+@dataclass
+class HandRecord:
+    """One hand played from a chosen deck order."""
+
+    history: str           # the public history of the hand, to its end
+    hands: list[str]       # final hands by seat (button, big blind)
+    payoff: list[float]    # chips won by seat
+
+
+def play_hand(game: GameArrays, deck, button: Player, big_blind: Player, seed: int = 0) -> HandRecord:
+    """Play one hand with the deck in the given order (card numbers; see ``abstractions.cards``)."""
+    from abstractions.cards import Deck, format_cards
+
+    cfg = game.config
+    deck = np.asarray(deck, dtype=np.int64)
+    if sorted(deck.tolist()) != list(range(cfg.ranks * cfg.suits)):
+        raise ValueError(f"a deck order must hold each of the {cfg.ranks * cfg.suits} cards once")
+    players = (_player_tuple(button, cfg.rounds, game.n_states), _player_tuple(big_blind, cfg.rounds, game.n_states))
+    hands = np.empty((2, cfg.hand_size), np.int64)
+    payoff = np.empty(2)
+    state = np.array([seed], dtype=np.uint64)
+    node = simulator.play_hand(deck, players, np.array([0, 1]), state, *game.tree_args, cfg.draws, cfg.suits,
+                               cfg.ranks, cfg.hand_size, game.code_to_value, hands, payoff)
+    card_deck = Deck(cfg.ranks, cfg.suits)
+    return HandRecord(game.tree.history(int(node)), [format_cards(sorted(h), card_deck) for h in hands.tolist()],
+                      payoff.tolist())
+
+
+def play_deals(game: GameArrays, player_a: Player, player_b: Player, deals: int, seed: int,
+               progress=None) -> np.ndarray:
+    """(deals, 2) chips won by A per deal: with the button, then in the big blind.
+
+    Deals are played in chunks (``progress(done, deals)`` after each); deal ``i``
+    depends only on the seed and ``i``, so chunking changes nothing.
+    """
+    cfg = game.config
+    players = (_player_tuple(player_a, cfg.rounds, game.n_states), _player_tuple(player_b, cfg.rounds, game.n_states))
+    out = np.zeros((deals, 2))
+    for lo in range(0, deals, CHUNK_DEALS):
+        hi = min(lo + CHUNK_DEALS, deals)
+        simulator.play_match(players, lo, hi, seed, cfg.ranks * cfg.suits, *game.tree_args, cfg.draws, cfg.suits,
+                             cfg.ranks, cfg.hand_size, game.code_to_value, out)
+        if progress is not None:
+            progress(hi, deals)
+    return out
+
+
+def play_match(config: GameConfig | None, a: str | Player, b: str | Player, hands: int, seed: int = 0,
+               game: GameArrays | None = None, progress=None) -> MatchResult:
+    """``hands`` games (rounded up to whole duplicate pairs) of A against B."""
+    if hands < 2:
+        raise ValueError("a match needs at least 2 hands (one duplicate deal)")
+    if seed < 0:
+        raise ValueError("the seed must be a non-negative integer")
+    player_a = a if isinstance(a, Player) else load_player(a)
+    player_b = b if isinstance(b, Player) else load_player(b)
+    config = match_config([player_a, player_b], config)
+    game = game if game is not None and game.config == config else GameArrays.of(config)
+    deals = (hands + 1) // 2
+    start = time.perf_counter()
+    chips = play_deals(game, player_a, player_b, deals, seed, progress)
+    seconds = time.perf_counter() - start
+    mbb = chips * 1000.0 / config.big_blind
+    mean, ci = _mean_ci(mbb.mean(axis=1))
+    button, button_ci = _mean_ci(mbb[:, 0])
+    big_blind, big_blind_ci = _mean_ci(mbb[:, 1])
+    return MatchResult(config.describe(), player_a.name, player_b.name, deals, seed, mean, ci,
+                       button, button_ci, big_blind, big_blind_ci, seconds)
