@@ -99,6 +99,11 @@ class Engine:
         self.config = config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
+        if check_memory and not self.plan.tree_fits:
+            try:
+                self.plan.check_tree_fits()
+            except ValueError as err:
+                raise SolveTooLarge(str(err)) from None
         if check_memory and not self.plan.fits:
             where = "with these buckets" if self.plan.bucketed else "at full resolution"
             raise SolveTooLarge(

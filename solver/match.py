@@ -25,6 +25,7 @@ from abstractions.evaluator import get_evaluator
 from . import simulator
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from .engine import Engine
+from .plan import plan_solve
 from .tree import build_tree
 
 BASELINES = ("rule", "station", "random")
@@ -102,6 +103,7 @@ class GameArrays:
 
     @classmethod
     def of(cls, config: GameConfig) -> "GameArrays":
+        plan_solve(config).check_tree_fits()
         tree = build_tree(config)
         ev = get_evaluator(config.ranks, config.suits, config.hand_size)
         codes = ev.value_codes.astype(np.int64)

@@ -127,6 +127,10 @@ def test_match_command(capsys):
     assert main(["match", "rule", "nobody", "--preset", "tiny-single-draw"]) == 2
     assert "neither a baseline" in capsys.readouterr().err
     assert main(["match", "rule", "random", "--hands", "1"]) == 2
+    capsys.readouterr()
+    # Cap-4 triple draw: refused before its 242-million-node tree is built.
+    assert main(["match", "rule", "random", "--preset", "triple-draw"]) == 2
+    assert "building its public tree" in capsys.readouterr().err
     bad = GameConfig(ranks=2, suits=2, hand_size=3, draws=1, cap=1, bets=(1.0, 2.0))
     with pytest.raises(ValueError, match="cannot deal two"):
         play_match(bad, "rule", "random", hands=10)

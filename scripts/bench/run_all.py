@@ -32,6 +32,7 @@ BENCHMARKS = {
     "scaling": ["scripts/bench/bench_solver.py", "scaling", "--budget", "150", "--json"],
     "memory": ["scripts/bench/bench_solver.py", "memory", "--json"],
     "buckets": ["scripts/bench/bench_buckets.py", "--json"],
+    "simulator": ["scripts/bench/bench_simulator.py", "--json"],
 }
 
 
@@ -171,6 +172,15 @@ def render() -> str:
             out.append(f"| {label} | {r['storage_bytes'] / 2**20:,.1f} MiB | {r['exploitability_mbb']:,.2f} | "
                        f"{r['game_value_mbb']:+.2f} | {r['seconds']:,.0f} |")
         out += ["", "![exploitability against buckets](results/buckets/exploitability_vs_buckets.png)", ""]
+    sim = load("simulator")
+    if sim:
+        out += ["## Real-Badugi simulator", "", f"`{sim['command']}` (one core; first call "
+                f"{sim['first_call_s']:.1f} s, compile or cache load, not counted)", "",
+                "| game | A | B | hands | seconds | hands/s |", "|---|---|---|---:|---:|---:|"]
+        for r in sim["runs"]:
+            out.append(f"| {r['game']} | {r['a']} | {r['b']} | {r['hands']:,} | {r['seconds']:.2f} | "
+                       f"{r['hands_per_s']:,.0f} |")
+        out += ["", "Target: at least 100,000 hands per second per core for simple players.", ""]
     notes = ROOT / "scripts" / "bench" / "NOTES.md"
     if notes.is_file():
         out += [notes.read_text().strip(), ""]
