@@ -134,6 +134,10 @@ def write_readme(games: list[str], seconds: float) -> None:
                  "From `python scripts/bench/bench_solver.py algorithms` (see BENCHMARKS.md).", "",
                  "![algorithms](./algorithms/single-draw-convergence.png)", ""]
     text += describe_buckets()
+    if (ROOT / "results" / "matches" / "README.md").is_file():
+        text += ["## Matches in real Badugi", "",
+                 "The strategies above played in real Badugi (one deck) against baselines and themselves, with "
+                 "95% intervals: [matches/README.md](./matches/README.md), from `python scripts/run_matches.py`.", ""]
     text += ["## Not here yet", "",
              "Triple draw at cap 4: its full-resolution tables need about 1.9 TiB (`badugi plan --preset "
              "triple-draw`), and even with 256 buckets a round they need hundreds of GiB. A walk costs "
