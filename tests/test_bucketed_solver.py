@@ -150,3 +150,32 @@ def test_plan_counts_bucketed_storage():
     assert bucketed.full_resolution_bytes == full.bytes
     assert bucketed.storage_entries * 1092 == pytest.approx(full.storage_entries * 8, rel=1e-12)
     assert "full resolution" in bucketed.describe()
+
+
+def test_bucketed_solve_resumes_and_loads_as_a_strategy(tmp_path):
+    """A bucketed run resumes bit for bit, and its strategy file plays per class through its buckets."""
+    from solver.solve import solve
+    from solver.strategy import load_strategy
+
+    config = with_buckets(load_preset("tiny-double-draw"), [3, 4, 2])
+    whole = solve(config, iterations=40, out_dir=tmp_path / "whole")
+    solve(config, iterations=20, out_dir=tmp_path / "split")
+    split = solve(config, iterations=40, out_dir=tmp_path / "split", resume=True)
+    assert split.exploitability == whole.exploitability
+    strategy = load_strategy(tmp_path / "whole")
+    assert strategy.config == config
+    assert strategy.exploitability_mbb == pytest.approx(whole.exploitability.exploitability_mbb)
+    engine = strategy.engine
+    node = strategy.node("ck/")  # the big blind's first draw
+    labels = engine.bucket_of[engine.node_round[node]]
+    ev = strategy.evaluator
+    deck_hands = {}
+    for hand in ["As2h", "As3h", "Ah2h", "2s3s", "As4h", "3s4h"]:
+        value = strategy.hand_class(hand)
+        deck_hands.setdefault(int(labels[value]), []).append((hand, ev.describe(value)))
+    shared = [hands for hands in deck_hands.values() if len({name for _, name in hands}) > 1]
+    assert shared, "no two of these hands share a bucket"
+    for hands in shared:
+        first = strategy.policy("ck/", hands[0][0])
+        for hand, _ in hands[1:]:
+            assert strategy.policy("ck/", hand) == pytest.approx(first)
