@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from solver.match import load_player, play_match  # noqa: E402
+from solver.match import load_player, model_values, play_match  # noqa: E402
 
 OUT = ROOT / "results" / "matches"
 RUNS = ROOT / "runs"
@@ -68,9 +68,10 @@ def main(argv=None) -> int:
         raise SystemExit("runs/single-draw has no strategy: run python scripts/make_results.py first")
     rows, gaps = [], []
 
-    def record(kind: str, game: str, result) -> None:
+    def record(kind: str, game: str, result, model=None) -> None:
         rows.append({"kind": kind, "game": game, "a": result.player_a, "b": result.player_b,
-                     "hands": result.games, "mbb": result.mbb, "ci95": result.ci95,
+                     "hands": result.games, "model_mbb": sum(model) / 2 if model else float("nan"),
+                     "mbb": result.mbb, "ci95": result.ci95,
                      "button_mbb": result.button_mbb, "button_ci95": result.button_ci95,
                      "big_blind_mbb": result.big_blind_mbb, "big_blind_ci95": result.big_blind_ci95,
                      "hands_per_s": result.hands_per_second})
@@ -81,7 +82,9 @@ def main(argv=None) -> int:
         # The strategies that are beaten only in the model must be beaten here too.
         if name != "double-draw":
             for baseline in BASELINES:
-                record("baseline", name, play_match(None, player, baseline, args.hands, args.seed))
+                other = load_player(baseline)
+                record("baseline", name, play_match(None, player, other, args.hands, args.seed),
+                       model_values(player, other))
         self_play = play_match(None, player, player, args.hands, args.seed)
         record("self-play", name, self_play)
         s = summary(run)
@@ -93,7 +96,8 @@ def main(argv=None) -> int:
     full = load_player("runs/single-draw")
     for extra in EXTRA:
         other = load_player(str(solve_extra(extra).relative_to(ROOT)))
-        record("resolution", "single-draw", play_match(None, full, other, args.hands, args.seed))
+        record("resolution", "single-draw", play_match(None, full, other, args.hands, args.seed),
+               model_values(full, other))
 
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / "matches.csv", "w", newline="") as f:
@@ -124,12 +128,15 @@ def write_readme(rows, gaps, args, seconds) -> None:
             "and folds the last round facing a bet without a badugi; `station` draws the same way and only "
             "checks and calls; `random` picks uniformly among legal actions.", "",
             "## Solved strategies against the baselines", "",
-            "| game | A | B | hands | A's mbb/hand | with the button | in the big blind |", "|---|---|---|---:|---:|---:|---:|"]
+            "The last column is the same pairing's exact value in the solver's model (independent decks), from "
+            "an evaluate walk over value classes (`model_mbb`).", "",
+            "| game | A | B | hands | A's mbb/hand | with the button | in the big blind | in the model |",
+            "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         if r["kind"] == "baseline":
             text.append(f"| {r['game']} | `{r['a']}` | {r['b']} | {r['hands']:,} | **{r['mbb']:+.1f} ± {r['ci95']:.1f}** "
                         f"| {r['button_mbb']:+.1f} ± {r['button_ci95']:.1f} "
-                        f"| {r['big_blind_mbb']:+.1f} ± {r['big_blind_ci95']:.1f} |")
+                        f"| {r['big_blind_mbb']:+.1f} ± {r['big_blind_ci95']:.1f} | {r['model_mbb']:+.1f} |")
     text += ["", "## The model gap", "",
              "The solver's model gives each player a deck of his own; in the real game the cards one player "
              "holds or throws are not in the other's draws. A strategy playing itself shows the button's "
@@ -145,10 +152,11 @@ def write_readme(rows, gaps, args, seconds) -> None:
              f"{extra['single-draw-b64']['exploitability_mbb']:.3g} mbb/hand in the model) and an early one "
              f"({extra['single-draw-50it']['iterations']} iterations, "
              f"{extra['single-draw-50it']['exploitability_mbb']:.3g} mbb/hand).", "",
-             "| A | B | hands | A's mbb/hand |", "|---|---|---:|---:|"]
+             "| A | B | hands | A's mbb/hand in real Badugi | in the model |", "|---|---|---:|---:|---:|"]
     for r in rows:
         if r["kind"] == "resolution":
-            text.append(f"| `{r['a']}` | `{r['b']}` | {r['hands']:,} | {r['mbb']:+.1f} ± {r['ci95']:.1f} |")
+            text.append(f"| `{r['a']}` | `{r['b']}` | {r['hands']:,} | {r['mbb']:+.1f} ± {r['ci95']:.1f} "
+                        f"| {r['model_mbb']:+.2f} |")
     speeds = [r["hands_per_s"] for r in rows]
     text += ["", f"Simulator speed in these matches: {min(speeds):,.0f} to {max(speeds):,.0f} hands/s on one core "
              "(strategy lookups included).", ""]

@@ -230,3 +230,37 @@ def play_match(config: GameConfig | None, a: str | Player, b: str | Player, hand
     big_blind, big_blind_ci = _mean_ci(mbb[:, 1])
     return MatchResult(config.describe(), player_a.name, player_b.name, deals, seed, mean, ci,
                        button, button_ci, big_blind, big_blind_ci, seconds)
+
+
+def hand_of_each_class(config: GameConfig) -> np.ndarray:
+    """(N, hand_size): one real hand of each value class (the first in card order)."""
+    from itertools import combinations
+
+    ev = get_evaluator(config.ranks, config.suits, config.hand_size)
+    hands = np.array(list(combinations(range(config.ranks * config.suits), config.hand_size)), dtype=np.int64)
+    _, first = np.unique(ev.evaluate_batch(hands), return_index=True)
+    return hands[first]
+
+
+def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tuple[float, float]:
+    """A's expected values against B in the solver's model (independent decks), mbb/hand, exact:
+    (A with the button, A in the big blind), from one evaluate walk each. Their mean is
+    what a duplicate match estimates in the model."""
+    from . import kernels
+
+    config = match_config([a, b], config)
+    game = GameArrays.of(config)
+    engine = Engine(config, check_memory=False,
+                    strategy=np.zeros(game.tree.n_rows * game.n_states, dtype=np.float32))
+    kind, seat, _, first_child, n_children, action, node_round = game.tree_args
+    hands = hand_of_each_class(config)
+    values = []
+    for a_seat in (0, 1):
+        for player, at in ((a, a_seat), (b, 1 - a_seat)):
+            simulator.fill_class_policy(_player_tuple(player, config.rounds, game.n_states), at, kind, seat,
+                                        first_child, n_children, action, node_round, config.draws,
+                                        engine.model.legal, hands, config.suits, config.ranks, game.code_to_value,
+                                        engine.entry_offset, engine.strat_sum)
+        button = engine._walk(0, kernels.EVALUATE, engine.schedule.params(1))
+        values.append(1000.0 * (button if a_seat == 0 else -button) / config.big_blind)
+    return values[0], values[1]

@@ -277,3 +277,44 @@ def play_match(players, deal_lo, deal_hi, seed, n_cards, kind, seat, contrib, fi
             play_hand(deck, players, seat_player, state, kind, seat, contrib, first_child, n_children, action,
                       node_round, draws, suits, ranks, hand_size, code_to_value, hands, payoff)
             out[i, game] = payoff[game]
+
+
+@njit(cache=True)
+def fill_class_policy(player, target_seat, kind, seat, first_child, n_children, action, node_round, draws,
+                      legal, hand_of_class, suits, ranks, code_to_value, entry_offset, out):
+    """Write ``player``'s policy per value class at ``target_seat``'s decision nodes into ``out``
+    (full-resolution layout: rows of one entry per class from ``entry_offset``).
+
+    Solved strategies are expanded from their buckets; ``RANDOM`` is uniform over
+    legal actions; ``RULE`` and ``STATION`` are asked, through the same choice
+    the simulator makes, about one real hand of each class (their rules depend
+    only on the class).
+    """
+    code, probs, p_offset, bucket_of, bucket_width = player
+    n_states = hand_of_class.shape[0]
+    state = np.zeros(1, np.uint64)
+    for node in range(len(kind)):
+        if kind[node] > DRAW or seat[node] != target_seat:
+            continue
+        n_act = n_children[node]
+        base = entry_offset[node]
+        rnd = node_round[node]
+        is_draw = kind[node] == DRAW
+        for v in range(n_states):
+            for a in range(n_act):
+                out[base + a * n_states + v] = 0.0
+            if code == STRATEGY:
+                for a in range(n_act):
+                    out[base + a * n_states + v] = probs[p_offset[node] + a * bucket_width[rnd] + bucket_of[rnd, v]]
+            elif code == RANDOM:
+                n_legal = 0
+                for a in range(n_act):
+                    if not is_draw or legal[v, a]:
+                        n_legal += 1
+                for a in range(n_act):
+                    if not is_draw or legal[v, a]:
+                        out[base + a * n_states + v] = 1.0 / n_legal
+            else:
+                a = _choose(player, node, hand_of_class[v], n_act, is_draw, draws - rnd, first_child, action,
+                            node_round, suits, ranks, code_to_value, state)
+                out[base + a * n_states + v] = 1.0

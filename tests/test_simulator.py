@@ -1,5 +1,6 @@
 """The real-Badugi simulator on hand-made deals, and matches between players."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -134,3 +135,54 @@ def test_match_command(capsys):
     bad = GameConfig(ranks=2, suits=2, hand_size=3, draws=1, cap=1, bets=(1.0, 2.0))
     with pytest.raises(ValueError, match="cannot deal two"):
         play_match(bad, "rule", "random", hands=10)
+
+
+def test_model_values_of_baselines_equal_the_real_card_reference():
+    """The baselines' class policies (used for model values) are what the simulator plays: the
+    reference's brute-force evaluation, asking the simulator's own choice about each real hand,
+    gives the same values."""
+    import reference_game as ref
+    from solver import simulator
+    from solver.match import _player_tuple, model_values
+
+    config = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
+    game = GameArrays.of(config)
+    tree = game.tree
+    kind, seat, _, first_child, n_children, action, node_round = game.tree_args
+    players = {name: load_player(name) for name in ("rule", "station", "random")}
+
+    def reference_policy(button, big_blind):
+        def policy(at, history, hand):
+            node = tree.node_at(history)
+            player = (button, big_blind)[at]
+            labels = [chr(tree.action[c]) for c in tree.children(node)]
+            if player.name == "random":
+                legal = ref.legal_actions(*_args, history, hand)
+                return {label: 1.0 / len(legal) for label in legal}
+            a = simulator._choose(_player_tuple(player, config.rounds, game.n_states), node,
+                                  np.array(hand, dtype=np.int64), n_children[node], kind[node] == DRAW,
+                                  config.draws - node_round[node], first_child, action, node_round,
+                                  config.suits, config.ranks, game.code_to_value, np.zeros(1, np.uint64))
+            return {labels[a]: 1.0}
+        return policy
+
+    _args = (config.ranks, config.suits, config.hand_size, config.draws, config.cap, config.bets)
+    for a, b in [("rule", "random"), ("station", "rule"), ("rule", "rule")]:
+        as_button, as_big_blind = model_values(players[a], players[b], config)
+        _, _, value = ref.best_response_values(*_args, reference_policy(players[a], players[b]))
+        assert as_button == pytest.approx(1000 * value, abs=1e-6)
+        _, _, value = ref.best_response_values(*_args, reference_policy(players[b], players[a]))
+        assert as_big_blind == pytest.approx(-1000 * value, abs=1e-6)
+
+
+def test_model_value_of_a_solved_strategy_is_its_game_value():
+    from solver.match import model_values
+
+    config = load_preset("tiny-double-draw")
+    bucketed = Engine(dataclasses.replace(config, buckets=(3, 4, 2)))
+    bucketed.run_iterations(30)
+    solved = Engine(bucketed.config, strategy=bucketed.average_probabilities())
+    player = Player.from_engine("solved", solved)
+    as_button, as_big_blind = model_values(player, player)
+    assert as_button == pytest.approx(solved.exploitability().game_value_mbb, abs=1e-6)
+    assert as_big_blind == pytest.approx(-as_button, abs=1e-9)
