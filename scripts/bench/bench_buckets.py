@@ -111,8 +111,10 @@ def main(argv=None) -> int:
                              f"{r['exploitability_mbb']:.4f}", f"{r['game_value_mbb']:.3f}", f"{r['seconds']:.1f}"])
     title = f"What card buckets cost\n{base.describe()}"
     plot(rows, full, OUT / "exploitability_vs_buckets", title)
+    import numba
+
     report = {"game": base.describe(), "iterations": args.iterations, "rows": rows, "full": full,
-              "date": time.strftime("%Y-%m-%d")}
+              "threads": numba.get_num_threads(), "date": time.strftime("%Y-%m-%d")}
     if args.json:
         print(json.dumps(report))
     else:

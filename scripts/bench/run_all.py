@@ -164,7 +164,9 @@ def render() -> str:
     if buckets:
         out += ["## What card buckets cost", "", f"`{buckets['command']}` (writes results/buckets/)", "",
                 f"{buckets['game']}: every row is solved with {buckets['iterations']:,} DCFR iterations, then its "
-                "strategy is measured by an exact best response that sees value classes.", "",
+                "strategy is measured by an exact best response that sees value classes. Seconds are on "
+                f"{buckets.get('threads', '?')} thread(s), checks included; a bucketed walk still costs "
+                "O(nodes x classes), so buckets save memory, not time.", "",
                 "| buckets per round | strategy storage | exploitability at full resolution (mbb/hand) | "
                 "button's value (mbb/hand) | seconds |", "|---:|---:|---:|---:|---:|"]
         for r in buckets["rows"] + [buckets["full"]]:
