@@ -32,6 +32,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from abstractions.evaluator import get_evaluator  # noqa: E402
 from solver.charts import _save  # noqa: E402
 from solver.config import load_preset  # noqa: E402
 from solver.engine import Engine  # noqa: E402
@@ -99,7 +100,8 @@ def main(argv=None) -> int:
         row = measure(dataclasses.replace(base, buckets=(k,) * base.rounds), args.iterations, checks)
         rows.append({"buckets": k, **row})
     print("full resolution ...", file=sys.stderr, flush=True)
-    full = {"buckets": int(Engine(base, check_memory=False).n_states), **measure(base, args.iterations, checks)}
+    n_classes = get_evaluator(base.ranks, base.suits, base.hand_size).n_values
+    full = {"buckets": int(n_classes), **measure(base, args.iterations, checks)}
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / "buckets.csv", "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
