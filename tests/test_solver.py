@@ -254,9 +254,11 @@ def test_interrupt_writes_checkpoint_and_resume_continues(tmp_path, sig):
     import time
 
     out = tmp_path / "run"
+    # As from a terminal: a shell's background job would start with SIGINT ignored.
     proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--preset", "tiny-double-draw",
                              "--iterations", "100000000", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Wait until it is iterating (a progress line), then interrupt.
     deadline = time.time() + 120
     while time.time() < deadline and "iter" not in (line := proc.stdout.readline()):
