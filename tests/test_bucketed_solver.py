@@ -128,7 +128,7 @@ def test_bucketed_best_response_is_the_full_resolution_one():
 
 
 def test_more_buckets_cost_less():
-    """Coarse to fine on single draw: exploitability at full resolution falls as buckets grow."""
+    """Coarse to fine on tiny double draw: exploitability at full resolution falls as buckets grow."""
     base = load_preset("tiny-double-draw")
     figures = []
     for k in (1, 3, 10):
@@ -136,6 +136,12 @@ def test_more_buckets_cost_less():
         engine.run_iterations(300)
         figures.append(engine.exploitability().exploitability_mbb)
     assert figures[0] > figures[1] > figures[2]
+    # Rounds can mix: buckets in the middle round only land between full resolution and 3 everywhere.
+    mixed = Engine(with_buckets(base, [0, 5, 0]))
+    mixed.run_iterations(300)
+    full = Engine(base)
+    full.run_iterations(300)
+    assert full.exploitability().exploitability_mbb < mixed.exploitability().exploitability_mbb < figures[1]
 
 
 def test_plan_counts_bucketed_storage():
