@@ -193,7 +193,7 @@ class Engine:
 
     def _walk(self, traverser: int, policy: int, params: np.ndarray, record=None) -> float:
         return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
-                                    *self._tree_args, *self._model_args,
+                                    *self._tree_args, *self._model_args[:-1], *self.abstraction,
                                     self.regret, self.strat_sum, self.cut_reach, self.cut_value,
                                     self.max_depth, self.n_actions_max, self.threads(),
                                     record or self.no_record)

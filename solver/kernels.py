@@ -199,6 +199,31 @@ def _node_strategy(source, start, n_act, width, is_draw, legal, bucketed, rnd, b
 
 
 @njit(cache=True, fastmath=True)
+def _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of_round, chance, own_reach, strat,
+                    child_val, val, iteration_params, bucket_sums):
+    """Regret and strategy-sum update of a bucketed node: a bucket's regret sums its classes'
+    counterfactual regrets (value differences weighted by the traverser's chance-only reach)."""
+    pos_scale, neg_scale = iteration_params[0], iteration_params[1]
+    floor_at_zero = iteration_params[2] > 0.0
+    sum_scale, sum_weight = iteration_params[3], iteration_params[4]
+    for a in range(n_act):
+        bucket_sums[:, :width] = 0.0
+        for s in range(len(val)):
+            b = bucket_of_round[s]
+            bucket_sums[0, b] += chance[s] * (child_val[a, s] - val[s])
+            bucket_sums[1, b] += own_reach[s] * strat[a, s]
+        base = rows_at + a * width
+        for b in range(width):
+            old = regret[base + b]
+            scaled = old * pos_scale if old > 0.0 else old * neg_scale
+            new = scaled + bucket_sums[0, b]
+            if floor_at_zero and new < 0.0:
+                new = 0.0
+            regret[base + b] = new
+            strat_sum[base + b] = strat_sum[base + b] * sum_scale + sum_weight * bucket_sums[1, b]
+
+
+@njit(cache=True, fastmath=True)
 def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iteration_params,
              kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index,
              legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
@@ -250,12 +275,14 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
         width = bucket_width[rnd]
         if k == 0:
             # Entering: the acting seat's strategy at this node.
-            if policy == UPDATE:
-                _node_strategy(regret, rows_at, n_act, width, is_draw, legal, bucketed, rnd, bucket_of,
-                               bucket_legal, per_bucket, temp, strat[depth])
-            elif policy == EVALUATE or acting == opponent:
-                _node_strategy(strat_sum, rows_at, n_act, width, is_draw, legal, bucketed, rnd, bucket_of,
-                               bucket_legal, per_bucket, temp, strat[depth])
+            if policy == UPDATE or policy == EVALUATE or acting == opponent:
+                source = regret if policy == UPDATE else strat_sum
+                if bucketed:
+                    _node_strategy(source, rows_at, n_act, width, is_draw, legal, bucketed, rnd, bucket_of,
+                                   bucket_legal, per_bucket, temp, strat[depth])
+                else:
+                    rows = source[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
+                    _strategy(rows, n_act, legal, is_draw, strat[depth], temp)
             # (Best response at the traverser's own nodes needs no strategy.)
             # The seat not acting keeps its reach for every child.
             reach[depth + 1, 1 - acting, :] = reach[depth, 1 - acting, :]
@@ -351,23 +378,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                                 strat_sum[base + s] = (strat_sum[base + s] * sum_scale
                                                        + sum_weight * reach[depth, traverser, s] * strat[depth, a, s])
                     else:
-                        # A bucket's regret sums its classes' counterfactual regrets.
-                        c_vec = chance_at[chance_level[depth]]
-                        for a in range(n_act):
-                            bucket_sums[:, :width] = 0.0
-                            for s in range(n_states):
-                                b = bucket_of[rnd, s]
-                                bucket_sums[0, b] += c_vec[s] * (child_val[depth, a, s] - val[s])
-                                bucket_sums[1, b] += reach[depth, traverser, s] * strat[depth, a, s]
-                            base = rows_at + a * width
-                            for b in range(width):
-                                old = regret[base + b]
-                                scaled = old * pos_scale if old > 0.0 else old * neg_scale
-                                new = scaled + bucket_sums[0, b]
-                                if floor_at_zero and new < 0.0:
-                                    new = 0.0
-                                regret[base + b] = new
-                                strat_sum[base + b] = strat_sum[base + b] * sum_scale + sum_weight * bucket_sums[1, b]
+                        _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of[rnd],
+                                        chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
+                                        child_val[depth], val, iteration_params, bucket_sums)
             else:
                 val[:] = child_val[depth, 0, :]
                 for a in range(1, n_act):
@@ -394,13 +407,17 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
 @njit(cache=True, parallel=True)
 def traverse_all(traverser, policy, iteration_params, deal_prob,
                  kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index, cut_nodes,
-                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
+                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
+                 bucketed, bucket_of, bucket_width, bucket_legal,
                  regret, strat_sum, cut_reach, cut_value, max_depth, n_actions_max, n_threads, record):
     """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
 
     Subtrees are split into ``n_threads`` contiguous chunks (the split does not
-    change any result: each subtree's arithmetic is the same in any chunk).
+    change any result: each subtree's arithmetic is the same in any chunk). The
+    abstraction comes as separate arguments (a tuple costs Numba's dispatcher
+    microseconds per call, which small games feel).
     """
+    abstraction = (bucketed, bucket_of, bucket_width, bucket_legal)
     n_states = deal_prob.shape[0]
     max_width = abstraction[2].max()
     root_value = np.zeros(n_states)

@@ -46,7 +46,57 @@ def run(name: str, args: list[str]) -> None:
     data["command"] = "python " + " ".join(a for a in args if a != "--json")
     data["wall_seconds"] = round(time.time() - t0, 1)
     DATA.mkdir(parents=True, exist_ok=True)
-    (DATA / f"{name}.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
+    target = DATA / f"{name}.json"
+    if target.is_file():
+        # Keep the run before this one: BENCHMARKS.md compares the two.
+        (DATA / "previous").mkdir(exist_ok=True)
+        target.replace(DATA / "previous" / f"{name}.json")
+    target.write_text(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _run_of(data: dict, solver: str) -> dict:
+    return next(r for r in data["runs"] if r["solver"].startswith(solver))
+
+
+# Headline figure of each benchmark, for the rerun comparison: (label, getter).
+HEADLINES = {
+    "evaluator": [("evaluator hands/s", lambda d: d["ours_hands_per_s"]),
+                  ("× pokerkit", lambda d: d["ratio"])],
+    "openspiel": [("OpenSpiel CFR+ seconds to target", lambda d: _run_of(d, "OpenSpiel")["seconds"]),
+                  ("our DCFR seconds to target", lambda d: _run_of(d, "ours, dcfr")["seconds"]),
+                  ("our DCFR: × OpenSpiel", lambda d: _run_of(d, "ours, dcfr")["speedup_vs_openspiel"])],
+    "single": [("single draw: seconds to 0.1 mbb/hand", lambda d: d["seconds"]),
+               ("cold compile seconds", lambda d: d["compile_cold_s"])],
+    "throughput": [("share of copy bandwidth", lambda d: d["share_of_copy_bandwidth"])],
+    "algorithms": [(f"{alg}: exploitability after the run", (lambda i: lambda d: d["runs"][i]["exploitability_mbb"])(i))
+                   for i, alg in enumerate(["dcfr", "cfr+", "linear", "cfr"])],
+    "scaling": [("first scaling game: seconds per iteration", lambda d: d["games"][0]["seconds_per_iteration"])],
+    "memory": [("double draw: peak resident bytes", lambda d: d["max_rss_bytes"])],
+    "simulator": [("simulator hands/s, first pairing", lambda d: d["runs"][0]["hands_per_s"])],
+}
+
+
+def rerun_rows() -> list[str]:
+    """Previous run against the latest, headline figures only."""
+    rows = []
+    for name, figures in HEADLINES.items():
+        now, before = load(name), None
+        path = DATA / "previous" / f"{name}.json"
+        if now is None or not path.is_file():
+            continue
+        before = json.loads(path.read_text())
+        for label, get in figures:
+            try:
+                a, b = float(get(before)), float(get(now))
+            except (KeyError, IndexError, TypeError, StopIteration):
+                continue
+            rows.append(f"| {label} | {a:,.4g} | {b:,.4g} | {b / a:.2f} |" if a else f"| {label} | {a} | {b} | — |")
+    if not rows:
+        return []
+    return ["## Rerun agreement", "",
+            "Each `run_all.py` run keeps the one before it in `results/benchmarks/previous/`; headline figures of "
+            "the two, side by side (the machine is shared, so single runs move by several percent):", "",
+            "| figure | previous run | latest run | latest / previous |", "|---|---:|---:|---:|", *rows, ""]
 
 
 def load(name: str) -> dict | None:
@@ -183,6 +233,7 @@ def render() -> str:
             out.append(f"| {r['game']} | {r['a']} | {r['b']} | {r['hands']:,} | {r['seconds']:.2f} | "
                        f"{r['hands_per_s']:,.0f} |")
         out += ["", "Target: at least 100,000 hands per second per core for simple players.", ""]
+    out += rerun_rows()
     notes = ROOT / "scripts" / "bench" / "NOTES.md"
     if notes.is_file():
         out += [notes.read_text().strip(), ""]
