@@ -247,9 +247,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .match import play_match
-
-    from .match import BASELINES
+    from .match import BASELINES, play_match
 
     baselines_only = args.a in BASELINES and args.b in BASELINES
     config = _game_config(args) if (args.preset or args.config or baselines_only) else None

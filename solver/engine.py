@@ -28,7 +28,7 @@ from abstractions.transitions import DrawModel, get_draw_model
 
 from . import kernels
 from .config import GameConfig
-from .plan import SolvePlan, format_bytes, plan_solve, row_widths
+from .plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve, row_widths
 from .tree import BET, DRAW, PublicTree, build_tree
 
 ALGORITHMS = ("dcfr", "cfr+", "linear", "cfr")
@@ -85,10 +85,6 @@ class Exploitability:
         return 1000.0 * self.game_value
 
 
-class SolveTooLarge(ValueError):
-    """The planned solve does not fit in this machine's memory."""
-
-
 class Engine:
     """Range-vector CFR over the public tree of one game config."""
 
@@ -99,11 +95,8 @@ class Engine:
         self.config = config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
-        if check_memory and not self.plan.tree_fits:
-            try:
-                self.plan.check_tree_fits()
-            except ValueError as err:
-                raise SolveTooLarge(str(err)) from None
+        if check_memory:
+            self.plan.check_tree_fits()
         if check_memory and not self.plan.fits:
             where = "with these buckets" if self.plan.bucketed else "at full resolution"
             raise SolveTooLarge(
@@ -189,11 +182,11 @@ class Engine:
         self._tree_args = (tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
                            self.entry_offset, self.node_round, self.cut_index, self.cut_nodes)
         self._model_args = (m.legal, m.keep_set.astype(np.int64), m.set_start, m.set_value, m.set_prob,
-                            m.set_size, self.config.hand_size, self.abstraction)
+                            m.set_size, self.config.hand_size)
 
     def _walk(self, traverser: int, policy: int, params: np.ndarray, record=None) -> float:
         return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
-                                    *self._tree_args, *self._model_args[:-1], *self.abstraction,
+                                    *self._tree_args, *self._model_args, *self.abstraction,
                                     self.regret, self.strat_sum, self.cut_reach, self.cut_value,
                                     self.max_depth, self.n_actions_max, self.threads(),
                                     record or self.no_record)
@@ -206,7 +199,7 @@ class Engine:
                                  int(self.bucket_width.max()))
         # The chance-only reach is used by updates only; strategy tables evaluate.
         kernels.traverse(root, reach_button, reach_bb, reach_button, traverser, policy, mode,
-                         self.schedule.params(1), *self._tree_args[:-1], *self._model_args,
+                         self.schedule.params(1), *self._tree_args[:-1], *self._model_args, self.abstraction,
                          self.regret, self.strat_sum, self.cut_reach, self.cut_value, work, out_value, record)
 
     def threads(self) -> int:

@@ -419,7 +419,7 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
     """
     abstraction = (bucketed, bucket_of, bucket_width, bucket_legal)
     n_states = deal_prob.shape[0]
-    max_width = abstraction[2].max()
+    max_width = bucket_width.max()
     root_value = np.zeros(n_states)
     n_cuts = len(cut_nodes)
     work = make_work(max_depth, n_actions_max, n_states, len(set_size), max_width)

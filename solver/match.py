@@ -102,9 +102,11 @@ class GameArrays:
     n_states: int
 
     @classmethod
-    def of(cls, config: GameConfig) -> "GameArrays":
-        plan_solve(config).check_tree_fits()
-        tree = build_tree(config)
+    def of(cls, config: GameConfig, tree=None) -> "GameArrays":
+        """``tree``: the game's public tree if already built (an engine's)."""
+        if tree is None:
+            plan_solve(config).check_tree_fits()
+            tree = build_tree(config)
         ev = get_evaluator(config.ranks, config.suits, config.hand_size)
         codes = ev.value_codes.astype(np.int64)
         code_to_value = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
@@ -249,9 +251,10 @@ def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tupl
     from . import kernels
 
     config = match_config([a, b], config)
-    game = GameArrays.of(config)
-    engine = Engine(config, check_memory=False,
-                    strategy=np.zeros(game.tree.n_rows * game.n_states, dtype=np.float32))
+    plan = plan_solve(config)
+    plan.check_tree_fits()
+    engine = Engine(config, check_memory=False, strategy=np.zeros(plan.storage_entries, dtype=np.float32))
+    game = GameArrays.of(config, engine.tree)
     kind, seat, _, first_child, n_children, action, node_round = game.tree_args
     hands = hand_of_each_class(config)
     values = []

@@ -22,6 +22,10 @@ WORK_ALLOWANCE = 64 << 20    # traversal buffers, transition tables, Python over
 BUILD_BYTES_PER_NODE = 250   # peak while the tree is built in Python (measured: about 200)
 
 
+class SolveTooLarge(ValueError):
+    """The planned solve does not fit in this machine's memory."""
+
+
 @dataclass(frozen=True)
 class SolvePlan:
     config: GameConfig
@@ -44,7 +48,7 @@ class SolvePlan:
 
     def check_tree_fits(self) -> None:
         if not self.tree_fits:
-            raise ValueError(f"{self.config.describe()}: building its public tree ({self.counts.nodes:,} nodes) "
+            raise SolveTooLarge(f"{self.config.describe()}: building its public tree ({self.counts.nodes:,} nodes) "
                              f"needs about {format_bytes(self.build_bytes)}, more than this machine's "
                              f"{format_bytes(self.machine_bytes)} allows; use a smaller cap or fewer draws")
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from abstractions.evaluator import _best_subset
+from abstractions.evaluator import _best_subset, _code_of
 from .kernels import BET, DRAW, FOLD, SHOWDOWN
 
 STRATEGY, RULE, STATION, RANDOM = 0, 1, 2, 3
@@ -87,21 +87,20 @@ def shuffle(cards, n, state):
 
 @njit(cache=True)
 def hand_info(hand, suits):
-    """(cards in the value, top rank of the value, value's strength code)."""
+    """(cards in the value, top rank of the value)."""
     _, code = _best_subset(hand, len(hand), suits, 0)
-    count = 4 - (code >> 16)
     mask = code & 0xFFFF
     top = 0
     for r in range(16):
         if mask >> r & 1:
             top = r
-    return count, top, code
+    return 4 - (code >> 16), top
 
 
 @njit(cache=True)
 def hand_value(hand, suits, ranks, code_to_value):
-    count, _, code = hand_info(hand, suits)
-    return code_to_value[((len(hand) - count) << ranks) | (code & 0xFFFF)]
+    """The hand's value class (``code_to_value`` maps the evaluator's strength codes)."""
+    return code_to_value[_code_of(hand, len(hand), suits, ranks, len(hand))]
 
 
 @njit(cache=True)
@@ -128,11 +127,11 @@ def _choose(player, node, hand, n_act, is_draw, rounds_left, first_child, action
     """The child index a player picks at a decision node."""
     code, probs, entry_offset, bucket_of, bucket_width = player
     hand_size = len(hand)
-    count, top, _ = hand_info(hand, suits)
     if code == STRATEGY:
         rnd = node_round[node]
         value = hand_value(hand, suits, ranks, code_to_value)
         return _sample(probs, entry_offset[node] + bucket_of[rnd, value], bucket_width[rnd], n_act, state)
+    count, top = hand_info(hand, suits)
     if is_draw:
         if code == RANDOM:
             n_legal = 2 + count if count < hand_size else hand_size + 1

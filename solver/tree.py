@@ -281,7 +281,8 @@ def count_tree(config: GameConfig) -> TreeCounts:
             terminal += paths * continuing  # showdowns
         else:
             draw += paths * continuing * draw_nodes_per_round
-            draw_rows += paths * continuing * draw_nodes_per_round * (config.hand_size + 1)
-            by_round[-1] += paths * continuing * draw_nodes_per_round * (config.hand_size + 1)
+            round_draw_rows = paths * continuing * draw_nodes_per_round * (config.hand_size + 1)
+            draw_rows += round_draw_rows
+            by_round[-1] += round_draw_rows
             paths *= continuing * outcomes
     return TreeCounts(betting, draw, terminal, betting_rows, draw_rows, tuple(by_round))
