@@ -148,7 +148,9 @@ class Engine:
             if r < config.draws and not np.array_equal(bucket_legal[r, bucket_of[r]], legal):
                 raise RuntimeError(f"round {r} buckets mix classes with different legal draws")
         self.bucket_of, self.bucket_width = bucket_of, widths
-        self.abstraction = (self.bucketed, bucket_of, widths, bucket_legal)
+        # Kernels take legality as a (rounds, draws + 1, width) 0/1 mask, so regret matching vectorises.
+        legal_mask = np.ascontiguousarray(bucket_legal.transpose(0, 2, 1), dtype=np.float64)
+        self.abstraction = (self.bucketed, bucket_of, widths, legal_mask)
         self.node_round = tree.round.astype(np.int64)
         decision = tree.kind <= DRAW
         n_entries = np.where(decision, tree.n_children.astype(np.int64) * widths[self.node_round], 0)
@@ -181,8 +183,12 @@ class Engine:
         m = self.model
         self._tree_args = (tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
                            self.entry_offset, self.node_round, self.cut_index, self.cut_nodes)
-        self._model_args = (m.legal, m.keep_set.astype(np.int64), m.set_start, m.set_value, m.set_prob,
-                            m.set_size, self.config.hand_size)
+        # Draw tables are indexed through unsigned arrays: Numba adds a negative-index wraparound to
+        # every load through a signed index, which keeps the scatter and gather loops slow.
+        # (keep_set is -1 where a draw is illegal; the kernels check legality first.)
+        keep_set = np.where(m.keep_set >= 0, m.keep_set, 0).astype(np.uint64)
+        self._model_args = (m.legal, keep_set, m.set_start.astype(np.uint64), m.set_value.astype(np.uint64),
+                            m.set_prob, m.set_size, self.config.hand_size)
 
     def _walk(self, traverser: int, policy: int, params: np.ndarray, record=None) -> float:
         return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
@@ -240,10 +246,10 @@ class Engine:
         rnd = int(self.node_round[node])
         width = int(self.bucket_width[rnd])
         out = np.empty((n_act, self.n_states))
+        scratch = np.empty(max(width, self.n_states))
         kernels._node_strategy(self.strat_sum, int(self.entry_offset[node]), n_act, width,
-                               bool(self.tree.kind[node] == DRAW), self.model.legal, self.bucketed, rnd,
-                               self.bucket_of, self.abstraction[3], np.empty((n_act, width)),
-                               np.empty(max(width, self.n_states)), out)
+                               bool(self.tree.kind[node] == DRAW), self.bucketed, rnd, self.bucket_of,
+                               self.abstraction[3], np.empty((n_act, width)), scratch, scratch.copy(), out)
         return out
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):

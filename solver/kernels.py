@@ -50,40 +50,46 @@ FULL, COLLECT, TRUNK = 0, 1, 2
 
 
 @njit(cache=True, fastmath=True)
-def _strategy(rows, n_actions, legal, is_draw, out, total):
-    """Normalise non-negative weights per state into ``out[:n_actions]`` (uniform if all zero).
+def _regret_match(rows, n_act, is_draw, mask, out, total, uniform):
+    """Normalise non-negative weights per state into ``out[:n_act, :width]`` (uniform if all zero).
 
-    ``rows`` is (n_actions, N) float32 (regrets or strategy sums); negative
-    entries count as zero. At draw nodes only legal counts get mass.
-    ``total`` is a scratch vector of N. Loops run action-outer, state-inner so
-    they vectorise.
+    ``rows`` is (n_act, width) float32 (regrets or strategy sums); negative
+    entries count as zero. ``mask`` is (draws + 1, width) with 1.0 where a draw
+    count is legal: at draw nodes only legal counts get mass. ``total`` and
+    ``uniform`` are scratch vectors. One reciprocal per state, and
+    action-outer, state-inner loops over 2-D views (flat offsets would make
+    every load a gather: Numba wraps negative indices) so they vectorise.
     """
-    n_states = rows.shape[1]
-    if not is_draw:
-        total[:n_states] = 0.0
-        for a in range(n_actions):
-            for s in range(n_states):
-                total[s] += max(rows[a, s], 0.0)
-        uniform = 1.0 / n_actions
-        for a in range(n_actions):
-            for s in range(n_states):
-                t = total[s]
-                out[a, s] = max(rows[a, s], 0.0) / t if t > 0.0 else uniform
+    width = rows.shape[1]
+    for s in range(width):
+        total[s] = 0.0
+    if is_draw:
+        for s in range(width):
+            uniform[s] = 0.0
+        for a in range(n_act):
+            for s in range(width):
+                total[s] += max(rows[a, s], 0.0) * mask[a, s]
+                uniform[s] += mask[a, s]
+        for s in range(width):
+            t = total[s]
+            # Every state may stand pat, so it has at least one legal count.
+            uniform[s] = 0.0 if t > 0.0 else 1.0 / uniform[s]
+            total[s] = 1.0 / t if t > 0.0 else 0.0
+        for a in range(n_act):
+            for s in range(width):
+                out[a, s] = (max(rows[a, s], 0.0) * total[s] + uniform[s]) * mask[a, s]
         return
-    for s in range(n_states):
-        t = 0.0
-        n_legal = 0
-        for a in range(n_actions):
-            if legal[s, a]:
-                n_legal += 1
-                t += max(rows[a, s], 0.0)
-        for a in range(n_actions):
-            if not legal[s, a]:
-                out[a, s] = 0.0
-            elif t > 0.0:
-                out[a, s] = max(rows[a, s], 0.0) / t
-            else:
-                out[a, s] = 1.0 / n_legal
+    for a in range(n_act):
+        for s in range(width):
+            total[s] += max(rows[a, s], 0.0)
+    even = 1.0 / n_act
+    for s in range(width):
+        t = total[s]
+        uniform[s] = 0.0 if t > 0.0 else even
+        total[s] = 1.0 / t if t > 0.0 else 0.0
+    for a in range(n_act):
+        for s in range(width):
+            out[a, s] = max(rows[a, s], 0.0) * total[s] + uniform[s]
 
 
 @njit(cache=True)
@@ -131,30 +137,58 @@ def _draw_value(child_value, draw, legal, keep_set, set_start, set_value, set_pr
 
 
 @njit(cache=True, fastmath=True)
-def _terminal_value(kind, seat, contrib, traverser, opp_reach, out):
-    """Traverser's value at a fold or showdown, for every traverser state."""
-    n_states = opp_reach.shape[0]
+def _terminal_value(kind, gain, reach, d, opp, out, od, k):
+    """Traverser's value at a fold or showdown, for every traverser state, into ``out[od, k]``.
+
+    The opponent's reach is ``reach[d, opp]``. At a fold, ``gain`` is what the
+    traverser wins (negative if he folded); at a showdown, his contribution.
+    Whole buffers and indices, not row views: views cost reference counting.
+    """
+    n_states = reach.shape[2]
     if kind == FOLD:
         total = 0.0
         for t in range(n_states):
-            total += opp_reach[t]
-        # The folder loses what he put in; the other seat wins it.
-        gain = -contrib[traverser] if seat == traverser else contrib[seat]
+            total += reach[d, opp, t]
         for s in range(n_states):
-            out[s] = gain * total
+            out[od, k, s] = gain * total
         return
     # Showdown: values are sorted by strength (0 best), so wins and losses are
-    # prefix sums of the opponent's reach. Both seats have put in the same.
-    pot_share = contrib[traverser]
-    below = 0.0  # opponent mass on strictly better values (index < s)
-    total = 0.0
-    for t in range(n_states):
-        total += opp_reach[t]
+    # prefix sums of the opponent's reach: value = gain * (worse - better).
+    # Exclusive prefix sums in four interleaved chunks, so additions do not
+    # wait on each other, then a vectorised pass.
+    q = n_states // 4
+    b0 = 0.0
+    b1 = 0.0
+    b2 = 0.0
+    b3 = 0.0
+    for i in range(q):
+        out[od, k, i] = b0
+        b0 += reach[d, opp, i]
+        out[od, k, i + q] = b1
+        b1 += reach[d, opp, i + q]
+        out[od, k, i + 2 * q] = b2
+        b2 += reach[d, opp, i + 2 * q]
+        out[od, k, i + 3 * q] = b3
+        b3 += reach[d, opp, i + 3 * q]
+    for i in range(4 * q, n_states):
+        out[od, k, i] = b3
+        b3 += reach[d, opp, i]
+    total = b0 + b1 + b2 + b3
+    o1 = b0
+    o2 = b0 + b1
+    o3 = b0 + b1 + b2
     for s in range(n_states):
-        here = opp_reach[s]
-        above = total - below - here  # strictly worse values (index > s)
-        out[s] = pot_share * (above - below)
-        below += here
+        # One loop with selects, not one per chunk: a loop starting at an offset cannot prove
+        # its index non-negative, and Numba's wraparound check would keep it scalar.
+        offset = 0.0
+        if s >= q:
+            offset = o1
+        if s >= 2 * q:
+            offset = o2
+        if s >= 3 * q:
+            offset = o3
+        # worse = total - better - here
+        out[od, k, s] = gain * (total - 2.0 * (out[od, k, s] + offset) - reach[d, opp, s])
 
 
 @njit(cache=True)
@@ -164,34 +198,37 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
     ``max_width`` is the widest row (the most buckets of any round, or the
     number of classes at full resolution).
     """
+    width = max(max_width, n_states)
     return (np.empty((max_depth + 1, 2, n_states)),
             np.empty((max_depth + 1, n_actions_max, n_states)),
             np.empty((max_depth + 1, n_actions_max, n_states)),
-            np.empty((max_depth + 1, n_states)),
+            np.empty((max_depth + 1, 1, n_states)),
             np.empty(max_depth + 1, np.int64),
             np.empty(max_depth + 1, np.int64),
             np.empty(max(n_sets, 1)),
-            np.empty(n_states),
+            np.empty(width),
             np.empty((max_depth + 1, n_states)),       # traverser's chance-only reach
             np.empty(max_depth + 1, np.int64),         # level whose chance vector is current
             np.ones(n_states),
             np.empty((n_actions_max, max_width)),      # a node's strategy per bucket
-            np.empty((2, max_width)))                  # per-bucket sums
+            np.empty((2, max_width)),                  # per-bucket sums
+            np.empty(width))                           # scratch of regret matching
 
 
 @njit(cache=True)
-def _node_strategy(source, start, n_act, width, is_draw, legal, bucketed, rnd, bucket_of, bucket_legal,
-                   per_bucket, temp, out):
+def _node_strategy(source, start, n_act, width, is_draw, bucketed, rnd, bucket_of, legal_mask,
+                   per_bucket, total, uniform, out):
     """The strategy at a decision node per class into ``out[:n_act]``, from ``source`` rows.
 
     Rows hold ``width`` entries (buckets of the node's round, or classes); a
-    bucket's strategy is copied to each of its classes.
+    bucket's strategy is copied to each of its classes. ``legal_mask[rnd]`` is
+    (draws + 1, width), 1.0 where a draw count is legal.
     """
     rows = source[start:start + n_act * width].reshape((n_act, width))
     if not bucketed:
-        _strategy(rows, n_act, legal, is_draw, out, temp)
+        _regret_match(rows, n_act, is_draw, legal_mask[rnd], out, total, uniform)
         return
-    _strategy(rows, n_act, bucket_legal[rnd], is_draw, per_bucket, temp)
+    _regret_match(rows, n_act, is_draw, legal_mask[rnd], per_bucket, total, uniform)
     n_states = out.shape[1]
     for a in range(n_act):
         for s in range(n_states):
@@ -232,14 +269,18 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
 
     ``chance`` is the traverser's chance-only reach at ``root`` (used with
     buckets). ``abstraction`` = (bucketed, bucket_of (rounds, N), bucket_width
-    (rounds,), bucket_legal (rounds, width, draws + 1)); a decision node's rows
-    start at ``entry_offset[node]`` and are ``bucket_width[round]`` wide.
+    (rounds,), legal_mask (rounds, draws + 1, width): 1.0 where a bucket may
+    draw that count); a decision node's rows start at ``entry_offset[node]``
+    and are ``bucket_width[round]`` wide.
 
     ``iteration_params`` = (pos_scale, neg_scale, floor, sum_scale, sum_weight);
     ``work`` is a buffer set from :func:`make_work` (reused across calls).
     ``record`` = (index, reach, value): a node with ``index[node] = r >= 0`` gets
     both seats' reach vectors in ``reach[r]`` and the traverser's value vector
     in ``value[r, traverser]`` (strategy tables use this).
+
+    Hot loops index whole buffers (``reach[depth, seat, s]``) rather than row
+    views: every view costs an atomic reference-count pair.
     """
     rec_index, rec_reach, rec_value = record
     n_states = reach_button.shape[0]
@@ -251,12 +292,13 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
     opponent = 1 - traverser
 
     (reach, child_val, strat, node_val, stack_node, stack_next, agg, temp,
-     chance_at, chance_level, ones, per_bucket, bucket_sums) = work
-    bucketed, bucket_of, bucket_width, bucket_legal = abstraction
+     chance_at, chance_level, ones, per_bucket, bucket_sums, scratch) = work
+    bucketed, bucket_of, bucket_width, legal_mask = abstraction
     track_chance = bucketed and policy == UPDATE
 
-    reach[0, 0, :] = reach_button
-    reach[0, 1, :] = reach_bb
+    for s in range(n_states):
+        reach[0, 0, s] = reach_button[s]
+        reach[0, 1, s] = reach_bb[s]
     if track_chance:
         chance_at[0, :] = chance
         chance_level[0] = 0
@@ -269,6 +311,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
         k = stack_next[depth]
         n_act = n_children[node]
         acting = seat[node]
+        waiting = 1 - acting
         is_draw = kind[node] == DRAW
         rows_at = entry_offset[node]
         rnd = node_round[node]
@@ -278,14 +321,15 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
             if policy == UPDATE or policy == EVALUATE or acting == opponent:
                 source = regret if policy == UPDATE else strat_sum
                 if bucketed:
-                    _node_strategy(source, rows_at, n_act, width, is_draw, legal, bucketed, rnd, bucket_of,
-                                   bucket_legal, per_bucket, temp, strat[depth])
+                    _node_strategy(source, rows_at, n_act, width, is_draw, bucketed, rnd, bucket_of, legal_mask,
+                                   per_bucket, temp, scratch, strat[depth])
                 else:
-                    rows = source[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
-                    _strategy(rows, n_act, legal, is_draw, strat[depth], temp)
+                    rows = source[rows_at:rows_at + n_act * width].reshape((n_act, width))
+                    _regret_match(rows, n_act, is_draw, legal_mask[rnd], strat[depth], temp, scratch)
             # (Best response at the traverser's own nodes needs no strategy.)
             # The seat not acting keeps its reach for every child.
-            reach[depth + 1, 1 - acting, :] = reach[depth, 1 - acting, :]
+            for s in range(n_states):
+                reach[depth + 1, waiting, s] = reach[depth, waiting, s]
             if rec_index[node] >= 0:
                 rec_reach[rec_index[node], 0, :] = reach[depth, 0, :]
                 rec_reach[rec_index[node], 1, :] = reach[depth, 1, :]
@@ -295,11 +339,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
             child = first_child[node] + k
             # The acting seat's reach after action k.
             if policy == BEST_RESPONSE and acting == traverser:
-                # The best responder's own reach is not needed.
-                if is_draw:
-                    reach[depth + 1, acting, :] = 0.0
-                else:
-                    reach[depth + 1, acting, :] = reach[depth, acting, :]
+                # The best responder's own reach is not needed (kept finite for records and cuts).
+                for s in range(n_states):
+                    reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
             elif is_draw:
                 _draw_reach(reach[depth, acting], strat[depth, k], k, legal, keep_set, set_start, set_value,
                             set_prob, set_size, hand_size, agg, reach[depth + 1, acting])
@@ -316,9 +358,13 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                     chance_level[depth + 1] = chance_level[depth]
 
             child_kind = kind[child]
-            if child_kind == FOLD or child_kind == SHOWDOWN:
-                _terminal_value(child_kind, seat[child], contrib[child], traverser,
-                                reach[depth + 1, opponent], child_val[depth, k])
+            if child_kind == FOLD:
+                folder = seat[child]
+                gain = -contrib[child, traverser] if folder == traverser else contrib[child, folder]
+                _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k)
+            elif child_kind == SHOWDOWN:
+                _terminal_value(SHOWDOWN, contrib[child, traverser], reach, depth + 1, opponent,
+                                child_val, depth, k)
             elif mode != FULL and cut_index[child] >= 0:
                 c = cut_index[child]
                 if mode == COLLECT:
@@ -338,8 +384,13 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                 stack_next[depth] = 0
                 continue
         else:
-            # Leaving: combine the children's values.
-            val = node_val[depth]
+            # Leaving: combine the children's values into ``val_buf[vd, vk]``: the parent's slot
+            # for this child, unless it goes through the draw table or out of the walk.
+            parent_draws = depth > 0 and kind[stack_node[depth - 1]] == DRAW and seat[stack_node[depth - 1]] == traverser
+            if depth == 0 or parent_draws:
+                val_buf, vd, vk = node_val, depth, 0
+            else:
+                val_buf, vd, vk = child_val, depth - 1, stack_next[depth - 1] - 1
             if acting == traverser and policy == BEST_RESPONSE:
                 if is_draw:
                     for s in range(n_states):
@@ -347,60 +398,59 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                         for a in range(n_act):
                             if legal[s, a] and child_val[depth, a, s] > best:
                                 best = child_val[depth, a, s]
-                        val[s] = best
+                        val_buf[vd, vk, s] = best
                 else:
-                    val[:] = child_val[depth, 0, :]
+                    for s in range(n_states):
+                        val_buf[vd, vk, s] = child_val[depth, 0, s]
                     for a in range(1, n_act):
                         for s in range(n_states):
-                            val[s] = max(val[s], child_val[depth, a, s])
+                            val_buf[vd, vk, s] = max(val_buf[vd, vk, s], child_val[depth, a, s])
             elif acting == traverser:
-                val[:] = 0.0
-                for a in range(n_act):
+                for s in range(n_states):
+                    val_buf[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
+                for a in range(1, n_act):
                     for s in range(n_states):
-                        val[s] += strat[depth, a, s] * child_val[depth, a, s]
+                        val_buf[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
                 if policy == UPDATE and mode != COLLECT:
                     if is_draw:
                         # Illegal counts get no regret: their value is set to the node's.
                         for a in range(n_act):
                             for s in range(n_states):
                                 if not legal[s, a]:
-                                    child_val[depth, a, s] = val[s]
+                                    child_val[depth, a, s] = val_buf[vd, vk, s]
                     if not bucketed:
+                        # 2-D views: flat offsets would turn the loads into gathers.
+                        reg = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
+                        sums = strat_sum[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
                         for a in range(n_act):
-                            base = rows_at + a * n_states
                             for s in range(n_states):
-                                old = regret[base + s]
+                                old = reg[a, s]
                                 scaled = old * pos_scale if old > 0.0 else old * neg_scale
-                                new = scaled + child_val[depth, a, s] - val[s]
+                                new = scaled + child_val[depth, a, s] - val_buf[vd, vk, s]
                                 if floor_at_zero and new < 0.0:
                                     new = 0.0
-                                regret[base + s] = new
-                                strat_sum[base + s] = (strat_sum[base + s] * sum_scale
-                                                       + sum_weight * reach[depth, traverser, s] * strat[depth, a, s])
+                                reg[a, s] = new
+                                sums[a, s] = (sums[a, s] * sum_scale
+                                              + sum_weight * reach[depth, traverser, s] * strat[depth, a, s])
                     else:
                         _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of[rnd],
                                         chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
-                                        child_val[depth], val, iteration_params, bucket_sums)
+                                        child_val[depth], val_buf[vd, vk], iteration_params, bucket_sums)
             else:
-                val[:] = child_val[depth, 0, :]
+                for s in range(n_states):
+                    val_buf[vd, vk, s] = child_val[depth, 0, s]
                 for a in range(1, n_act):
                     for s in range(n_states):
-                        val[s] += child_val[depth, a, s]
+                        val_buf[vd, vk, s] += child_val[depth, a, s]
             if rec_index[node] >= 0 and mode != COLLECT:
-                rec_value[rec_index[node], traverser, :] = val
-            # Hand the value to the parent (through the draw table at the traverser's draws).
+                rec_value[rec_index[node], traverser, :] = val_buf[vd, vk]
+            # Hand the value on (through the draw table at the traverser's draws).
             depth -= 1
-            if depth >= 0:
-                parent = stack_node[depth]
-                slot = stack_next[depth] - 1
-                if kind[parent] == DRAW and seat[parent] == traverser:
-                    _draw_value(val, slot, legal, keep_set, set_start, set_value, set_prob, set_size,
-                                hand_size, agg, temp)
-                    child_val[depth, slot, :] = temp
-                else:
-                    child_val[depth, slot, :] = val
-            else:
-                out_value[:] = val
+            if depth < 0:
+                out_value[:] = node_val[0, 0]
+            elif parent_draws:
+                _draw_value(node_val[depth + 1, 0], stack_next[depth] - 1, legal, keep_set, set_start, set_value,
+                            set_prob, set_size, hand_size, agg, child_val[depth, stack_next[depth] - 1])
     return 0
 
 
@@ -408,7 +458,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
 def traverse_all(traverser, policy, iteration_params, deal_prob,
                  kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index, cut_nodes,
                  legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                 bucketed, bucket_of, bucket_width, bucket_legal,
+                 bucketed, bucket_of, bucket_width, legal_mask,
                  regret, strat_sum, cut_reach, cut_value, max_depth, n_actions_max, n_threads, record):
     """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
 
@@ -417,7 +467,7 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
     abstraction comes as separate arguments (a tuple costs Numba's dispatcher
     microseconds per call, which small games feel).
     """
-    abstraction = (bucketed, bucket_of, bucket_width, bucket_legal)
+    abstraction = (bucketed, bucket_of, bucket_width, legal_mask)
     n_states = deal_prob.shape[0]
     max_width = bucket_width.max()
     root_value = np.zeros(n_states)
@@ -465,18 +515,20 @@ def average_all(kind, n_children, entry_offset, node_round, legal, abstraction, 
     per bucket when the game is bucketed), so a big strategy can be written in
     chunks.
     """
-    bucketed, bucket_of, bucket_width, bucket_legal = abstraction
+    bucketed, bucket_of, bucket_width, legal_mask = abstraction
     max_width = max(bucket_width.max(), n_states)
     buffer = np.empty((8, max_width))
     total = np.empty(max_width)
+    uniform = np.empty(max_width)
     for node in range(node_lo, node_hi):
         if kind[node] > DRAW:
             continue
         n_act = n_children[node]
-        width = bucket_width[node_round[node]]
+        rnd = node_round[node]
+        width = bucket_width[rnd]
         start = entry_offset[node]
         rows = strat_sum[start:start + n_act * width].reshape((n_act, width))
-        _strategy(rows, n_act, bucket_legal[node_round[node]], kind[node] == DRAW, buffer, total)
+        _regret_match(rows, n_act, kind[node] == DRAW, legal_mask[rnd], buffer, total, uniform)
         for a in range(n_act):
             for b in range(width):
                 out[start - out_start + a * width + b] = buffer[a, b]

@@ -278,22 +278,26 @@ def test_interrupt_writes_checkpoint_and_resume_continues(tmp_path, sig):
 
 
 @pytest.mark.parametrize("seat", [0, 1])
-def test_terminal_values_match_brute_force(seat):
+@pytest.mark.parametrize("n", [1, 3, 40, 43])  # the showdown scan runs in four chunks plus a remainder
+def test_terminal_values_match_brute_force(seat, n):
     from solver import kernels
 
     rng = np.random.default_rng(seat)
-    n = 40
     opp_reach = rng.random(n)
     opp_reach[rng.random(n) < 0.3] = 0.0
+    # The kernel takes whole walk buffers and indices: reach[d, seat], out[d, k].
+    reach = np.zeros((2, 2, n))
+    reach[1, 1 - seat] = opp_reach
+    out = np.full((1, 3, n), np.nan)
     contrib = np.array([3.0, 3.0])
-    showdown = np.empty(n)
-    kernels._terminal_value(kernels.SHOWDOWN, -1, contrib, seat, opp_reach, showdown)
+    kernels._terminal_value(kernels.SHOWDOWN, contrib[seat], reach, 1, 1 - seat, out, 0, 2)
+    showdown = out[0, 2]
     # Value classes are ordered by strength, 0 best: lower index wins, equal ties.
     brute = np.array([sum(r * 3.0 * np.sign(t - s) for t, r in enumerate(opp_reach)) for s in range(n)])
     assert np.allclose(showdown, brute)
-    fold = np.empty(n)
     contrib = np.array([2.0, 4.0])
-    kernels._terminal_value(kernels.FOLD, seat, contrib, seat, opp_reach, fold)  # the traverser folds
+    kernels._terminal_value(kernels.FOLD, -contrib[seat], reach, 1, 1 - seat, out, 0, 1)  # the traverser folds
+    fold = out[0, 1]
     assert np.allclose(fold, -contrib[seat] * opp_reach.sum())
-    kernels._terminal_value(kernels.FOLD, 1 - seat, contrib, seat, opp_reach, fold)  # the opponent folds
+    kernels._terminal_value(kernels.FOLD, contrib[1 - seat], reach, 1, 1 - seat, out, 0, 1)  # the opponent folds
     assert np.allclose(fold, contrib[1 - seat] * opp_reach.sum())
