@@ -200,9 +200,10 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
     """
     width = max(max_width, n_states)
     return (np.empty((max_depth + 1, 2, n_states)),
+            # children's values, and in the last slot the node's own value when it is not written
+            # straight into its parent's slot
+            np.empty((max_depth + 1, n_actions_max + 1, n_states)),
             np.empty((max_depth + 1, n_actions_max, n_states)),
-            np.empty((max_depth + 1, n_actions_max, n_states)),
-            np.empty((max_depth + 1, 1, n_states)),
             np.empty(max_depth + 1, np.int64),
             np.empty(max_depth + 1, np.int64),
             np.empty(max(n_sets, 1)),
@@ -291,10 +292,13 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
     sum_weight = iteration_params[4]
     opponent = 1 - traverser
 
-    (reach, child_val, strat, node_val, stack_node, stack_next, agg, temp,
+    (reach, child_val, strat, stack_node, stack_next, agg, temp,
      chance_at, chance_level, ones, per_bucket, bucket_sums, scratch) = work
     bucketed, bucket_of, bucket_width, legal_mask = abstraction
     track_chance = bucketed and policy == UPDATE
+    # Array variables are reference counted on every assignment: pick the rows' source once.
+    source = regret if policy == UPDATE else strat_sum
+    own_slot = child_val.shape[1] - 1
 
     for s in range(n_states):
         reach[0, 0, s] = reach_button[s]
@@ -319,7 +323,6 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
         if k == 0:
             # Entering: the acting seat's strategy at this node.
             if policy == UPDATE or policy == EVALUATE or acting == opponent:
-                source = regret if policy == UPDATE else strat_sum
                 if bucketed:
                     _node_strategy(source, rows_at, n_act, width, is_draw, bucketed, rnd, bucket_of, legal_mask,
                                    per_bucket, temp, scratch, strat[depth])
@@ -337,8 +340,10 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
         if k < n_act:
             stack_next[depth] = k + 1
             child = first_child[node] + k
-            # The acting seat's reach after action k.
-            if policy == BEST_RESPONSE and acting == traverser:
+            # The acting seat's reach after action k (a trunk walk reads a cut's value, not its reach).
+            if mode == TRUNK and cut_index[child] >= 0:
+                pass
+            elif policy == BEST_RESPONSE and acting == traverser:
                 # The best responder's own reach is not needed (kept finite for records and cuts).
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
@@ -348,7 +353,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
             else:
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
-            if track_chance:
+            if track_chance and not (mode == TRUNK and cut_index[child] >= 0):
                 # Chance-only reach changes only at the traverser's own draws.
                 if is_draw and acting == traverser:
                     _draw_reach(chance_at[chance_level[depth]], ones, k, legal, keep_set, set_start, set_value,
@@ -358,7 +363,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                     chance_level[depth + 1] = chance_level[depth]
 
             child_kind = kind[child]
-            if child_kind == FOLD:
+            if child_kind >= FOLD and mode == COLLECT:
+                pass  # a collecting walk computes no values
+            elif child_kind == FOLD:
                 folder = seat[child]
                 gain = -contrib[child, traverser] if folder == traverser else contrib[child, folder]
                 _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k)
@@ -372,7 +379,6 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                     cut_reach[c, 1, :] = reach[depth + 1, 1, :]
                     if track_chance:
                         cut_reach[c, 2, :] = chance_at[chance_level[depth + 1]]
-                    child_val[depth, k, :] = 0.0
                 elif is_draw and acting == traverser:
                     _draw_value(cut_value[c], k, legal, keep_set, set_start, set_value, set_prob, set_size,
                                 hand_size, agg, child_val[depth, k])
@@ -383,14 +389,17 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                 stack_node[depth] = child
                 stack_next[depth] = 0
                 continue
+        elif mode == COLLECT:
+            # A collecting walk only gathers the reach arriving at the cuts: no values.
+            depth -= 1
         else:
-            # Leaving: combine the children's values into ``val_buf[vd, vk]``: the parent's slot
+            # Leaving: combine the children's values into ``child_val[vd, vk]``: the parent's slot
             # for this child, unless it goes through the draw table or out of the walk.
             parent_draws = depth > 0 and kind[stack_node[depth - 1]] == DRAW and seat[stack_node[depth - 1]] == traverser
             if depth == 0 or parent_draws:
-                val_buf, vd, vk = node_val, depth, 0
+                vd, vk = depth, own_slot
             else:
-                val_buf, vd, vk = child_val, depth - 1, stack_next[depth - 1] - 1
+                vd, vk = depth - 1, stack_next[depth - 1] - 1
             if acting == traverser and policy == BEST_RESPONSE:
                 if is_draw:
                     for s in range(n_states):
@@ -398,26 +407,26 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                         for a in range(n_act):
                             if legal[s, a] and child_val[depth, a, s] > best:
                                 best = child_val[depth, a, s]
-                        val_buf[vd, vk, s] = best
+                        child_val[vd, vk, s] = best
                 else:
                     for s in range(n_states):
-                        val_buf[vd, vk, s] = child_val[depth, 0, s]
+                        child_val[vd, vk, s] = child_val[depth, 0, s]
                     for a in range(1, n_act):
                         for s in range(n_states):
-                            val_buf[vd, vk, s] = max(val_buf[vd, vk, s], child_val[depth, a, s])
+                            child_val[vd, vk, s] = max(child_val[vd, vk, s], child_val[depth, a, s])
             elif acting == traverser:
                 for s in range(n_states):
-                    val_buf[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
+                    child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
                 for a in range(1, n_act):
                     for s in range(n_states):
-                        val_buf[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
-                if policy == UPDATE and mode != COLLECT:
+                        child_val[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
+                if policy == UPDATE:
                     if is_draw:
                         # Illegal counts get no regret: their value is set to the node's.
                         for a in range(n_act):
                             for s in range(n_states):
                                 if not legal[s, a]:
-                                    child_val[depth, a, s] = val_buf[vd, vk, s]
+                                    child_val[depth, a, s] = child_val[vd, vk, s]
                     if not bucketed:
                         # 2-D views: flat offsets would turn the loads into gathers.
                         reg = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
@@ -426,7 +435,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                             for s in range(n_states):
                                 old = reg[a, s]
                                 scaled = old * pos_scale if old > 0.0 else old * neg_scale
-                                new = scaled + child_val[depth, a, s] - val_buf[vd, vk, s]
+                                new = scaled + child_val[depth, a, s] - child_val[vd, vk, s]
                                 if floor_at_zero and new < 0.0:
                                     new = 0.0
                                 reg[a, s] = new
@@ -435,21 +444,21 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                     else:
                         _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of[rnd],
                                         chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
-                                        child_val[depth], val_buf[vd, vk], iteration_params, bucket_sums)
+                                        child_val[depth], child_val[vd, vk], iteration_params, bucket_sums)
             else:
                 for s in range(n_states):
-                    val_buf[vd, vk, s] = child_val[depth, 0, s]
+                    child_val[vd, vk, s] = child_val[depth, 0, s]
                 for a in range(1, n_act):
                     for s in range(n_states):
-                        val_buf[vd, vk, s] += child_val[depth, a, s]
-            if rec_index[node] >= 0 and mode != COLLECT:
-                rec_value[rec_index[node], traverser, :] = val_buf[vd, vk]
+                        child_val[vd, vk, s] += child_val[depth, a, s]
+            if rec_index[node] >= 0:
+                rec_value[rec_index[node], traverser, :] = child_val[vd, vk]
             # Hand the value on (through the draw table at the traverser's draws).
             depth -= 1
             if depth < 0:
-                out_value[:] = node_val[0, 0]
+                out_value[:] = child_val[0, own_slot]
             elif parent_draws:
-                _draw_value(node_val[depth + 1, 0], stack_next[depth] - 1, legal, keep_set, set_start, set_value,
+                _draw_value(child_val[depth + 1, own_slot], stack_next[depth] - 1, legal, keep_set, set_start, set_value,
                             set_prob, set_size, hand_size, agg, child_val[depth, stack_next[depth] - 1])
     return 0
 
