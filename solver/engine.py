@@ -33,6 +33,7 @@ from .tree import BET, DRAW, PublicTree, build_tree
 
 ALGORITHMS = ("dcfr", "cfr+", "linear", "cfr")
 PARALLEL_MIN_ENTRIES = 200_000
+CUTS_PER_THREAD = 8  # cut walks at the first draws only with this many subtrees per thread
 
 
 @dataclass(frozen=True)
@@ -169,20 +170,26 @@ class Engine:
         decision = tree.kind <= DRAW
         self.max_depth = int(depth[decision].max()) + 1
         self.n_actions_max = int(tree.n_children.max())
-        # Cut at the start of the second betting round: independent subtrees.
-        is_cut = (tree.kind == BET) & (tree.round == 1) & (tree.parent >= 0)
-        is_cut &= tree.kind[np.maximum(tree.parent, 0)] == DRAW
-        self.cut_nodes = np.nonzero(is_cut)[0].astype(np.int64)
-        self.cut_index = np.full(tree.n_nodes, -1, dtype=np.int64)
-        self.cut_index[self.cut_nodes] = np.arange(len(self.cut_nodes))
-        n_cuts = max(len(self.cut_nodes), 1)
-        self.cut_reach = np.zeros((n_cuts, 3, self.n_states))  # both seats' reach, traverser's chance
-        self.cut_value = np.zeros((n_cuts, self.n_states))
+        # Independent subtrees for parallel walks and for strategy tables, cut at the start of the
+        # second betting round. Walks cut higher when that still leaves enough subtrees to balance
+        # the threads: at the big blind's first draws, or at the button's. The trunk is walked
+        # serially, and its draws are a large share of a small game's work.
+        parent_kind = tree.kind[np.maximum(tree.parent, 0)]
+        table_cut = (tree.kind == BET) & (tree.round == 1) & (tree.parent >= 0) & (parent_kind == DRAW)
+        self.cut_nodes, self.cut_index, self.cut_reach, self.cut_value = self._cut_arrays(table_cut)
+        first_draws = (tree.kind == DRAW) & (tree.round == 0) & (tree.parent >= 0)
+        walk_cut = table_cut
+        for candidate in (first_draws & (parent_kind == BET), first_draws & (parent_kind == DRAW)):
+            if candidate.sum() >= CUTS_PER_THREAD * numba.config.NUMBA_NUM_THREADS:
+                walk_cut = candidate
+                break
+        self._walk_cuts = self._cut_arrays(walk_cut)
         self.no_record = (np.full(tree.n_nodes, -1, dtype=np.int64), np.zeros((0, 2, self.n_states)),
                           np.zeros((0, 2, self.n_states)))
         m = self.model
         self._tree_args = (tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
                            self.entry_offset, self.node_round, self.cut_index, self.cut_nodes)
+        self._walk_tree_args = self._tree_args[:-2] + (self._walk_cuts[1], self._walk_cuts[0])
         # Draw tables are indexed through unsigned arrays: Numba adds a negative-index wraparound to
         # every load through a signed index, which keeps the scatter and gather loops slow.
         # (keep_set is -1 where a draw is illegal; the kernels check legality first.)
@@ -190,10 +197,20 @@ class Engine:
         self._model_args = (m.legal, keep_set, m.set_start.astype(np.uint64), m.set_value.astype(np.uint64),
                             m.set_prob, m.set_size, self.config.hand_size)
 
+    def _cut_arrays(self, is_cut: np.ndarray):
+        """(cut nodes, each node's cut index or -1, reach and value buffers per cut)."""
+        nodes = np.nonzero(is_cut)[0].astype(np.int64)
+        index = np.full(self.tree.n_nodes, -1, dtype=np.int64)
+        index[nodes] = np.arange(len(nodes))
+        n_cuts = max(len(nodes), 1)
+        # both seats' reach and the traverser's chance-only reach; the traverser's value
+        return nodes, index, np.zeros((n_cuts, 3, self.n_states)), np.zeros((n_cuts, self.n_states))
+
     def _walk(self, traverser: int, policy: int, params: np.ndarray, record=None) -> float:
+        _, _, cut_reach, cut_value = self._walk_cuts
         return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
-                                    *self._tree_args, *self._model_args, *self.abstraction,
-                                    self.regret, self.strat_sum, self.cut_reach, self.cut_value,
+                                    *self._walk_tree_args, *self._model_args, *self.abstraction,
+                                    self.regret, self.strat_sum, cut_reach, cut_value,
                                     self.max_depth, self.n_actions_max, self.threads(),
                                     record or self.no_record)
 

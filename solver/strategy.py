@@ -147,8 +147,9 @@ class Strategy:
             for seat in (0, 1):
                 engine._walk(seat, kernels.EVALUATE, params, record)
             yield NodeStats(trunk, record[1], record[2])
-        else:
-            # Only reaches at the cuts are needed: one walk of the first round.
+        if len(engine.cut_nodes):
+            # The reach arriving at each cut: one walk of the first round (whole-tree walks may
+            # cut elsewhere, in their own buffers).
             deal = engine.model.deal_prob
             engine.walk_subtree(0, deal, deal, 0, kernels.EVALUATE, engine.no_record, out, mode=kernels.COLLECT)
         for cut in engine.cut_nodes:

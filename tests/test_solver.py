@@ -159,6 +159,55 @@ def test_parallel_walk_is_deterministic_and_thread_independent():
         assert x == results[0][2]
 
 
+@pytest.mark.parametrize("level", ["big blind's draws", "button's draws", "second round"])
+def test_where_walks_cut_changes_nothing(monkeypatch, level):
+    """Walks cut at the first draws when there are enough subtrees per thread; results are the
+    same bits as one uncut walk, and strategy tables (which cut at the second round) agree."""
+    import solver.engine as engine_module
+    from solver import kernels
+    from solver.strategy import Strategy, _subtree_ends
+
+    cfg = GameConfig(draws=2, cap=1, bets=(1.0, 1.0, 2.0))
+    uncut = Engine(cfg)
+    uncut._walk_cuts = uncut._cut_arrays(np.zeros(uncut.tree.n_nodes, dtype=bool))
+    uncut._walk_tree_args = uncut._tree_args[:-2] + (uncut._walk_cuts[1], uncut._walk_cuts[0])
+    threads = numba.config.NUMBA_NUM_THREADS
+    tree = uncut.tree
+    first = (tree.kind == DRAW) & (tree.round == 0)
+    n_big_blind = int((first & (tree.kind[np.maximum(tree.parent, 0)] != DRAW)).sum())
+    n_button = int((first & (tree.kind[np.maximum(tree.parent, 0)] == DRAW)).sum())
+    assert n_big_blind < n_button < len(uncut.cut_nodes)
+    per_thread = {"big blind's draws": n_big_blind, "button's draws": n_button,
+                  "second round": len(uncut.cut_nodes)}[level] / threads
+    monkeypatch.setattr(engine_module, "CUTS_PER_THREAD", per_thread)
+    monkeypatch.setattr(engine_module, "PARALLEL_MIN_ENTRIES", 0)  # the parallel path, even if small
+    cut = Engine(cfg)
+    assert len(cut._walk_cuts[0]) == per_thread * threads
+    for engine in (uncut, cut):
+        engine.run_iterations(4)
+    assert np.array_equal(cut.regret, uncut.regret)
+    assert np.array_equal(cut.strat_sum, uncut.strat_sum)
+    assert cut.exploitability() == uncut.exploitability()
+    # Strategy tables record through whole-tree walks and their own cuts (second round); the
+    # truth is one uncut walk recording every decision node.
+    decision = np.nonzero(tree.kind <= DRAW)[0]
+    truth = Strategy._record(uncut, decision)
+    for seat in (0, 1):
+        uncut._walk(seat, kernels.EVALUATE, uncut.schedule.params(1), truth)
+    for engine in (uncut, cut):
+        stats = Strategy.__new__(Strategy)  # tables of the engine in hand, not of a saved solve
+        stats.engine, stats.tree, stats.n_states = engine, engine.tree, engine.n_states
+        stats._decision = engine.tree.kind <= DRAW
+        stats._subtree_end = _subtree_ends(engine.tree.parent)
+        seen = 0
+        for batch in stats.stats():
+            rows = truth[0][batch.nodes]
+            assert np.allclose(batch.reach, truth[1][rows], rtol=0, atol=1e-15)
+            assert np.allclose(batch.value, truth[2][rows], rtol=0, atol=1e-12)
+            seen += len(batch.nodes)
+        assert seen == len(decision)
+
+
 # -- solve runs, checkpoints, the command line --------------------------------
 
 def test_split_run_with_resume_is_bit_identical(tmp_path):
