@@ -103,10 +103,17 @@ def bench_algorithms(args) -> dict:
 
 
 def bench_throughput(args) -> dict:
+    """CFR table traffic per second against a plain copy's, on two games: single draw (its 42 MB of
+    tables partly fit in the 32 MB cache; ``--preset`` picks another) and double draw at cap 2
+    (0.5 GB: they do not).
+
+    Copies and CFR timings alternate in rounds, so a change in the machine's state (the copy
+    rate here moves between about 55 and 85 GB/s from run to run) shows in the spread instead of
+    skewing one side; the share uses the median of all copies."""
     import numba
     from numba import njit, prange
 
-    from solver.config import load_preset
+    from solver.config import DEFAULT_BETS, GameConfig, load_preset
     from solver.engine import Engine
 
     @njit(parallel=True, cache=False)
@@ -117,32 +124,46 @@ def bench_throughput(args) -> dict:
     src = np.ones(args.copy_mb * (1 << 20) // 4, dtype=np.float32)
     dst = np.zeros_like(src)
     parallel_copy(src, dst)
-    # Medians, not minima: on this shared machine one lucky copy ran 1.5x the usual rate,
-    # which moved the share by a third between two runs.
-    best = float(np.median([_timed(lambda: parallel_copy(src, dst)) for _ in range(9)]))
-    copy_bw = 2 * src.nbytes / best  # bytes read + written per second
-    best_np = float(np.median([_timed(lambda: np.copyto(dst, src)) for _ in range(9)]))
-    del src, dst
-
-    engine = Engine(load_preset(args.preset))
-    engine.run_iterations(2)
-    per_iter = {}
-    for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
-        numba.set_num_threads(threads)
-        per_iter[threads] = float(np.median([_timed(lambda: engine.run_iterations(args.iterations))
-                                             for _ in range(5)])) / args.iterations
+    np.copyto(dst, src)
+    first_game = args.preset or "single-draw"
+    games = {first_game: (load_preset(first_game), args.iterations),
+             "double draw (cap 2)": (GameConfig(draws=2, cap=2, bets=DEFAULT_BETS[2]), max(args.iterations // 10, 1))}
+    engines = {}
+    for name, (config, _) in games.items():
+        engines[name] = Engine(config)
+        engines[name].run_iterations(2)
+    copies, numpy_copies = [], []
+    timings = {name: {1: [], numba.config.NUMBA_NUM_THREADS: []} for name in games}
+    for _ in range(args.rounds):
+        copies += [_timed(lambda: parallel_copy(src, dst)) for _ in range(3)]
+        numpy_copies.append(_timed(lambda: np.copyto(dst, src)))
+        for name, (_, iterations) in games.items():
+            for threads in timings[name]:
+                numba.set_num_threads(threads)
+                timings[name][threads].append(_timed(lambda: engines[name].run_iterations(iterations)) / iterations)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    entries = engine.regret.size
-    # Per iteration each walk reads every regret (strategies); the owner's walk reads and
-    # writes its regrets and strategy sums: 2*4 + 4*4 bytes per entry.
-    bytes_per_iter = entries * 24
-    threads = max(per_iter)
-    return {**machine(), "preset": args.preset, "entries": entries,
-            "seconds_per_iteration": per_iter,
-            "state_updates_per_s": entries / per_iter[threads],
-            "cfr_bytes_per_s": bytes_per_iter / per_iter[threads],
-            "copy_bytes_per_s": copy_bw, "numpy_copy_bytes_per_s": 2 * args.copy_mb * (1 << 20) / best_np,
-            "share_of_copy_bandwidth": bytes_per_iter / per_iter[threads] / copy_bw}
+    copy_rates = 2 * src.nbytes / np.array(copies)  # bytes read + written per second
+    copy_bw = float(np.median(copy_rates))
+    rows = []
+    for name, engine in engines.items():
+        per_iter = {threads: float(np.median(t)) for threads, t in timings[name].items()}
+        threads = max(per_iter)
+        # Per iteration each walk reads every regret (strategies); the owner's walk reads and
+        # writes its regrets and strategy sums: 2*4 + 4*4 bytes per entry.
+        cfr_rate = engine.regret.size * 24 / per_iter[threads]
+        rows.append({"game": name, "entries": int(engine.regret.size), "table_bytes": int(2 * engine.regret.nbytes),
+                     "seconds_per_iteration": per_iter, "state_updates_per_s": engine.regret.size / per_iter[threads],
+                     "cfr_bytes_per_s": cfr_rate, "share_of_copy_bandwidth": cfr_rate / copy_bw,
+                     "share_range": [cfr_rate / float(copy_rates.max()), cfr_rate / float(copy_rates.min())]})
+    first = rows[0]
+    return {**machine(), "rounds": args.rounds, "copy_bytes_per_s": copy_bw,
+            "copy_bytes_per_s_range": [float(copy_rates.min()), float(copy_rates.max())],
+            "numpy_copy_bytes_per_s": float(np.median(2 * src.nbytes / np.array(numpy_copies))),
+            "games": rows,
+            # the single-draw figures at top level, as before
+            "preset": first_game, "entries": first["entries"], "seconds_per_iteration": first["seconds_per_iteration"],
+            "state_updates_per_s": first["state_updates_per_s"], "cfr_bytes_per_s": first["cfr_bytes_per_s"],
+            "share_of_copy_bandwidth": first["share_of_copy_bandwidth"]}
 
 
 def bench_double(args) -> dict:
@@ -225,7 +246,8 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=1000, help="algorithms: iterations per run; "
                         "throughput: iterations per timing")
     parser.add_argument("--check-every", type=int, default=None)
-    parser.add_argument("--preset", default="single-draw", help="throughput: game to time")
+    parser.add_argument("--preset", default=None, help="throughput: first game to time (default single-draw)")
+    parser.add_argument("--rounds", type=int, default=7, help="throughput: alternating rounds of copies and CFR")
     parser.add_argument("--copy-mb", type=int, default=1024, help="throughput: size of the copied array")
     parser.add_argument("--minutes", type=float, default=60.0, help="double: time budget (resumable)")
     parser.add_argument("--budget", type=float, default=240.0, help="scaling: seconds per game at most")
@@ -242,6 +264,12 @@ def main(argv=None) -> int:
         print(json.dumps(result, indent=2, default=str))
     else:
         for key, value in result.items():
+            if key == "games" and args.what == "throughput":
+                for g in value:
+                    print(f"{g['game']:<28}{g['seconds_per_iteration']} s/iteration, "
+                          f"{g['cfr_bytes_per_s'] / 1e9:.1f} GB/s, {100 * g['share_of_copy_bandwidth']:.1f} % of copy "
+                          f"({100 * g['share_range'][0]:.1f}-{100 * g['share_range'][1]:.1f} %)")
+                continue
             if key in ("convergence", "games"):
                 continue
             if key == "runs":
