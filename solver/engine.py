@@ -189,7 +189,6 @@ class Engine:
         m = self.model
         self._tree_args = (tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
                            self.entry_offset, self.node_round, self.cut_index, self.cut_nodes)
-        self._walk_tree_args = self._tree_args[:-2] + (self._walk_cuts[1], self._walk_cuts[0])
         # Draw tables are indexed through unsigned arrays: Numba adds a negative-index wraparound to
         # every load through a signed index, which keeps the scatter and gather loops slow.
         # (keep_set is -1 where a draw is illegal; the kernels check legality first.)
@@ -207,9 +206,9 @@ class Engine:
         return nodes, index, np.zeros((n_cuts, 3, self.n_states)), np.zeros((n_cuts, self.n_states))
 
     def _walk(self, traverser: int, policy: int, params: np.ndarray, record=None) -> float:
-        _, _, cut_reach, cut_value = self._walk_cuts
+        cut_nodes, cut_index, cut_reach, cut_value = self._walk_cuts
         return kernels.traverse_all(traverser, policy, params, self.model.deal_prob,
-                                    *self._walk_tree_args, *self._model_args, *self.abstraction,
+                                    *self._tree_args[:-2], cut_index, cut_nodes, *self._model_args, *self.abstraction,
                                     self.regret, self.strat_sum, cut_reach, cut_value,
                                     self.max_depth, self.n_actions_max, self.threads(),
                                     record or self.no_record)

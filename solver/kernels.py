@@ -350,7 +350,8 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
             stack_next[depth] = k + 1
             child = first_child[node] + k
             # The acting seat's reach after action k (a trunk walk reads a cut's value, not its reach).
-            if mode == TRUNK and cut_index[child] >= 0:
+            needs_reach = not (mode == TRUNK and cut_index[child] >= 0)
+            if not needs_reach:
                 pass
             elif policy == BEST_RESPONSE and acting == traverser:
                 # The best responder's own reach is not needed (kept finite for records and cuts).
@@ -362,7 +363,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
             else:
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
-            if track_chance and not (mode == TRUNK and cut_index[child] >= 0):
+            if track_chance and needs_reach:
                 # Chance-only reach changes only at the traverser's own draws.
                 if is_draw and acting == traverser:
                     _draw_reach(chance_at[chance_level[depth]], ones, k, legal, keep_set, set_start, set_value,
@@ -404,7 +405,8 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
         else:
             # Leaving: combine the children's values into ``child_val[vd, vk]``: the parent's slot
             # for this child, unless it goes through the draw table or out of the walk.
-            parent_draws = depth > 0 and kind[stack_node[depth - 1]] == DRAW and seat[stack_node[depth - 1]] == traverser
+            parent = stack_node[depth - 1] if depth > 0 else -1
+            parent_draws = parent >= 0 and kind[parent] == DRAW and seat[parent] == traverser
             if depth == 0 or parent_draws:
                 vd, vk = depth, own_slot
             else:
@@ -467,8 +469,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
             if depth < 0:
                 out_value[:] = child_val[0, own_slot]
             elif parent_draws:
-                _draw_value(child_val[depth + 1, own_slot], stack_next[depth] - 1, legal, keep_set, set_start, set_value,
-                            set_prob, set_size, hand_size, agg, child_val[depth, stack_next[depth] - 1])
+                slot = stack_next[depth] - 1
+                _draw_value(child_val[depth + 1, own_slot], slot, legal, keep_set, set_start, set_value, set_prob,
+                            set_size, hand_size, agg, child_val[depth, slot])
     return 0
 
 

@@ -170,7 +170,6 @@ def test_where_walks_cut_changes_nothing(monkeypatch, level):
     cfg = GameConfig(draws=2, cap=1, bets=(1.0, 1.0, 2.0))
     uncut = Engine(cfg)
     uncut._walk_cuts = uncut._cut_arrays(np.zeros(uncut.tree.n_nodes, dtype=bool))
-    uncut._walk_tree_args = uncut._tree_args[:-2] + (uncut._walk_cuts[1], uncut._walk_cuts[0])
     threads = numba.config.NUMBA_NUM_THREADS
     tree = uncut.tree
     first = (tree.kind == DRAW) & (tree.round == 0)
