@@ -24,15 +24,14 @@ strength, 0 = strongest, and are deterministic given the seed.
 
 from __future__ import annotations
 
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 from scipy.cluster.vq import kmeans2
 
 from .evaluator import get_evaluator
-from .transitions import cache_dir, get_draw_model
+from .files import cached_arrays
+from .transitions import get_draw_model, reference_draw
 
 BUCKETS_VERSION = 1
 HISTOGRAM_BINS = 64
@@ -45,8 +44,7 @@ def reference_policy_matrix(ranks: int, suits: int, hand_size: int) -> np.ndarra
     counts = ev.value_card_count.astype(int)
     matrix = np.zeros((model.n_values, model.n_values))
     for v in range(model.n_values):
-        draw = 0 if counts[v] == hand_size else hand_size - counts[v]
-        matrix[v] = model.next_distribution(v, draw)
+        matrix[v] = model.next_distribution(v, reference_draw(counts[v], hand_size))
     return matrix
 
 
@@ -140,20 +138,6 @@ def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round
 def bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: int, n_buckets: int,
                seed: int = 0, use_cache: bool = True) -> np.ndarray:
     """:func:`compute_bucket_map`, cached on disk beside the draw tables."""
-    name = f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}.npy"
-    path = cache_dir() / name
-    if use_cache and path.is_file():
-        try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError):
-            pass  # a damaged cache file is recomputed
-    labels = compute_bucket_map(ranks, suits, hand_size, draws, round_index, n_buckets, seed)
-    if use_cache:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(f"{path}.tmp{os.getpid()}.npy")
-            np.save(tmp, labels)
-            os.replace(tmp, path)
-        except OSError:
-            pass
-    return labels
+    name = f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}.npz"
+    return cached_arrays(name, ("labels",), lambda: {"labels": compute_bucket_map(
+        ranks, suits, hand_size, draws, round_index, n_buckets, seed)}, use_cache)["labels"]

@@ -33,7 +33,7 @@ MAX_HAND_SIZE = 4
 
 
 @njit(cache=True)
-def _best_subset(cards, n, suits, size):
+def best_valid_subset(cards, n, suits, size):
     """Best valid subset of ``cards[:n]``: (subset bitmask over positions, code).
 
     ``size`` = 0 means the best subset of any size (the hand's value); otherwise
@@ -68,10 +68,23 @@ def _best_subset(cards, n, suits, size):
 
 
 @njit(cache=True)
-def _code_of(cards, n, suits, ranks, hand_size):
-    pick, code = _best_subset(cards, n, suits, 0)
+def strength_code(cards, n, suits, ranks, hand_size):
+    """The strength code of the hand ``cards[:n]`` (see the module docstring): lower is better."""
+    pick, code = best_valid_subset(cards, n, suits, 0)
     count = MAX_HAND_SIZE - (code >> 16)
     return ((hand_size - count) << ranks) | (code & 0xFFFF)
+
+
+@njit(cache=True)
+def value_shape(cards, n, suits):
+    """(cards in the hand's value, its top rank; 0 = ace) of ``cards[:n]``."""
+    _, code = best_valid_subset(cards, n, suits, 0)
+    mask = code & 0xFFFF
+    top = 0
+    for r in range(16):
+        if mask >> r & 1:
+            top = r
+    return MAX_HAND_SIZE - (code >> 16), top
 
 
 @njit(cache=True)
@@ -99,7 +112,7 @@ def _all_hand_codes(n_cards, hand_size, suits, ranks, binom):
     codes = np.empty(total, np.int32)
     combo = np.arange(hand_size)
     for index in range(total):
-        codes[index] = _code_of(combo, hand_size, suits, ranks, hand_size)
+        codes[index] = strength_code(combo, hand_size, suits, ranks, hand_size)
         next_combination(combo, n_cards)
     return codes
 
@@ -229,7 +242,7 @@ class Evaluator:
         if size is not None and int(size) < 1:
             raise ValueError(f"subset size must be at least 1, got {size}")
         cards = np.asarray(cards, dtype=np.int64)
-        pick, _ = _best_subset(cards, len(cards), self.deck.suits, 0 if size is None else int(size))
+        pick, _ = best_valid_subset(cards, len(cards), self.deck.suits, 0 if size is None else int(size))
         if pick < 0:
             raise ValueError(f"{format_cards(cards, self.deck)} has no valid {size}-card subset")
         chosen = [int(c) for i, c in enumerate(cards) if pick >> i & 1]

@@ -14,22 +14,39 @@ which is also the deal). Legal draws: 0 (stand pat, any hand) and every
 ``d >= hand_size - m`` with ``m`` the value's card count; ``keep_set`` is -1
 where a draw is illegal and for d = 0 (standing pat keeps the class).
 
-Tables are cached on disk (``$BADUGI_CACHE_DIR`` or ``~/.cache/badugi``) keyed by
-deck and hand size, and rebuilt when the format version changes.
+Tables are cached on disk (see :mod:`abstractions.files`) keyed by deck and
+hand size, and rebuilt when the format version changes.
+
+Keeping A-2-3 of three suits and drawing one makes a badugi with probability
+10/49 (ten ranks in the fourth suit):
+
+>>> ev, model = get_evaluator(), get_draw_model()
+>>> after = model.next_distribution(ev.evaluate_text("As2h3d3c"), 1)
+>>> round(float(after[ev.value_card_count == 4].sum()) * 49, 9)
+10.0
+>>> [reference_draw(m, 4) for m in (4, 3, 2, 1)]   # pat a badugi, else draw to the value
+[0, 1, 2, 3]
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from .evaluator import Evaluator, _code_of, get_evaluator, next_combination
+from .evaluator import Evaluator, get_evaluator, next_combination, strength_code
+from .files import cached_arrays
 
 FORMAT_VERSION = 1
+ARRAY_NAMES = ("deal_prob", "legal", "keep_set", "set_mask", "set_size", "set_start", "set_value", "set_prob")
+
+
+@njit(cache=True)
+def reference_draw(card_count, hand_size):
+    """The reference draw rule: stand pat with a full valid hand, otherwise keep the value's
+    ``card_count`` cards and draw the rest (card buckets and the simulator's baselines use it)."""
+    return 0 if card_count == hand_size else hand_size - card_count
 
 
 @njit(cache=True)
@@ -51,14 +68,14 @@ def _replacement_counts(kept, n_cards, hand_size, suits, ranks, code_to_value, n
     hand = np.empty(hand_size, np.int64)
     hand[:n_kept] = kept
     if draw == 0:
-        counts[code_to_value[_code_of(hand, hand_size, suits, ranks, hand_size)]] += 1
+        counts[code_to_value[strength_code(hand, hand_size, suits, ranks, hand_size)]] += 1
         return counts
     combo = np.arange(draw)
     n_available = len(available)
     while True:
         for j in range(draw):
             hand[n_kept + j] = available[combo[j]]
-        counts[code_to_value[_code_of(hand, hand_size, suits, ranks, hand_size)]] += 1
+        counts[code_to_value[strength_code(hand, hand_size, suits, ranks, hand_size)]] += 1
         if not next_combination(combo, n_available):
             return counts
 
@@ -106,8 +123,7 @@ class DrawModel:
         return out
 
     def arrays(self) -> dict:
-        return {name: getattr(self, name) for name in
-                ("deal_prob", "legal", "keep_set", "set_mask", "set_size", "set_start", "set_value", "set_prob")}
+        return {name: getattr(self, name) for name in ARRAY_NAMES}
 
 
 def _build(evaluator: Evaluator) -> DrawModel:
@@ -157,28 +173,8 @@ def _build(evaluator: Evaluator) -> DrawModel:
     )
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("BADUGI_CACHE_DIR") or Path.home() / ".cache" / "badugi")
-
-
 def get_draw_model(ranks: int = 13, suits: int = 4, hand_size: int = 4, use_cache: bool = True) -> DrawModel:
     """Draw model of a deck and hand size, from the disk cache when it is there."""
-    path = cache_dir() / f"draws-v{FORMAT_VERSION}-{ranks}x{suits}-h{hand_size}.npz"
-    if use_cache and path.is_file():
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-            return DrawModel(ranks=ranks, suits=suits, hand_size=hand_size,
-                             n_values=len(arrays["deal_prob"]), **arrays)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # A damaged cache file is rebuilt below.
-    model = _build(get_evaluator(ranks, suits, hand_size))
-    if use_cache:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}.npz")
-            np.savez(tmp, **model.arrays())
-            os.replace(tmp, path)
-        except OSError:
-            pass  # The cache is an optimisation; a read-only home still works.
-    return model
+    arrays = cached_arrays(f"draws-v{FORMAT_VERSION}-{ranks}x{suits}-h{hand_size}.npz", ARRAY_NAMES,
+                           lambda: _build(get_evaluator(ranks, suits, hand_size)).arrays(), use_cache)
+    return DrawModel(ranks=ranks, suits=suits, hand_size=hand_size, n_values=len(arrays["deal_prob"]), **arrays)

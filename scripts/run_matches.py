@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from solver.match import load_player, model_values, play_match  # noqa: E402
+from solver.arena.match import load_player, model_values, play_match  # noqa: E402
 
 OUT = ROOT / "results" / "matches"
 RUNS = ROOT / "runs"
@@ -120,7 +120,7 @@ def write_readme(rows, gaps, args, seconds) -> None:
     text = ["# Matches in real Badugi", "",
             f"`python scripts/run_matches.py --hands {args.hands} --seed {args.seed}` ({seconds / 60:.1f} minutes "
             "on this project's 2-core machine, one core playing). Real Badugi: one deck, discards mucked, "
-            "replacements from the stub (`solver/simulator.py`). Every match is duplicate: each deal is played "
+            "replacements from the stub (`solver/arena/simulator.py`). Every match is duplicate: each deal is played "
             "twice with the seats swapped. Figures are player A's, mbb/hand, with 95% intervals "
             "(`matches.csv`).", "",
             "Baselines: `rule` pats a badugi and otherwise draws to its best cards, bets and raises 8-high "

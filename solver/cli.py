@@ -8,9 +8,14 @@ exit status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
+
+from abstractions.files import atomic_write
+
+from .game.tree import DRAW
 
 EXAMPLES = """\
 examples:
@@ -55,7 +60,7 @@ def _add_game_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _game_config(args: argparse.Namespace):
-    from .config import preset_names, resolve_config
+    from .game.config import preset_names, resolve_config
 
     if args.preset == "list":
         raise CliError(f"presets: {', '.join(preset_names())}")
@@ -63,7 +68,7 @@ def _game_config(args: argparse.Namespace):
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from .plan import plan_solve
+    from .game.plan import plan_solve
 
     plan = plan_solve(_game_config(args))
     print(json.dumps(plan.to_json()) if args.json else plan.describe())
@@ -79,9 +84,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     import numba
 
-    from .charts import plot_convergence
-    from .checkpoint import CHECKPOINT_NAME, load_checkpoint
-    from .solve import check_stopping_rules, solve
+    from .cfr.files import CHECKPOINT_NAME, load_checkpoint
+    from .cfr.solve import check_stopping_rules, solve
+    from .tables.charts import plot_convergence
 
     if args.threads is not None:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
@@ -128,16 +133,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .charts import MIN_GROUP_REACH
-    from .reports import class_groups
-    from .strategy import load_strategy
+    from .tables.charts import MIN_GROUP_REACH
+    from .tables.reports import class_groups
+    from .tables.strategy import load_strategy
 
     strategy = load_strategy(args.dir)
     node = strategy.node(args.history)
     tree = strategy.tree
     labels = strategy.labels(node)
     names = [_action_name(label, tree.kind[node]) for label in labels]
-    where = f"{strategy.seat_name(node)}'s {'draw' if tree.kind[node] == 1 else 'betting'} decision"
+    where = f"{strategy.seat_name(node)}'s {'draw' if tree.kind[node] == DRAW else 'betting'} decision"
     print(f"history {args.history!r}: {where} ({strategy.config.describe()})")
     if args.hand:
         value = strategy.hand_class(args.hand)
@@ -147,9 +152,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     batch = next(strategy.stats([node]))
     seat = int(tree.seat[node])
-    opp = batch.reach[0, 1 - seat].sum()
-    reach = batch.reach[0, seat] * opp
-    value = batch.value[0, seat] * 1000.0 / opp if opp > 0 else np.full(strategy.n_states, np.nan)
+    reach = batch.reach_of(0, seat)
+    value = batch.ev_mbb(0, seat)
     probs = strategy.strategy_at(node)
     group_of, group_labels = class_groups(strategy)
     print(f"reached in {100 * reach.sum():.3f}% of hands; frequencies and EV weighted by reach; "
@@ -168,7 +172,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _action_name(label: str, kind: int) -> str:
-    if kind == 1:
+    if kind == DRAW:
         return "pat" if label == "0" else f"draw {label}"
     return {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}[label]
 
@@ -176,7 +180,7 @@ def _action_name(label: str, kind: int) -> str:
 def cmd_export(args: argparse.Namespace) -> int:
     import csv
 
-    from .strategy import load_strategy
+    from .tables.strategy import load_strategy
 
     strategy = load_strategy(args.dir)
     if args.min_reach < 0:
@@ -186,8 +190,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise CliError(f"--round must be 0 to {strategy.config.draws} for this game")
     rows = strategy.rows(rounds=rounds, prefix=args.prefix, min_reach=args.min_reach,
                          kinds=[args.kind] if args.kind else None)
-    stream = open(args.out, "w", newline="") if args.out else sys.stdout
-    try:
+    # A file is written whole or not at all: a failing export leaves an existing file as it was.
+    with (atomic_write(args.out, "w") if args.out else contextlib.nullcontext(sys.stdout)) as stream:
         if args.format == "csv":
             writer = csv.DictWriter(stream, fieldnames=strategy.table_columns())
             writer.writeheader()
@@ -199,9 +203,6 @@ def cmd_export(args: argparse.Namespace) -> int:
                 # An EV where the opponent never gets here is NaN in Python and null in JSON.
                 clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
                 stream.write(json.dumps(clean) + "\n")
-    finally:
-        if args.out:
-            stream.close()
     return 0
 
 
@@ -210,9 +211,9 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
     import csv
     from pathlib import Path
 
-    from . import charts
-    from .reports import draw_csv_rows, pat_snow_break_rows, summarise
-    from .strategy import load_strategy
+    from .tables import charts
+    from .tables.reports import draw_csv_rows, pat_snow_break_rows, summarise
+    from .tables.strategy import load_strategy
 
     strategy = load_strategy(directory)
     out = Path(out or directory)
@@ -232,7 +233,7 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
         written += charts.plot_convergence(convergence, out / "convergence", f"{game}: convergence")
     for name, rows in (("draws.csv", list(draw_csv_rows(summary, strategy.config.hand_size))),
                        ("pat_snow_break.csv", list(pat_snow_break_rows(summary)))):
-        with open(out / name, "w", newline="") as f:
+        with atomic_write(out / name, "w") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
             writer.writeheader()
             writer.writerows(rows)
@@ -247,7 +248,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .match import BASELINES, play_match
+    from .arena.match import BASELINES, play_match
 
     baselines_only = args.a in BASELINES and args.b in BASELINES
     config = _game_config(args) if (args.preset or args.config or baselines_only) else None

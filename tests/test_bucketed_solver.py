@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 import reference_game as ref
-from solver.config import GameConfig, load_preset
-from solver.engine import Engine
-from solver.plan import plan_solve
-from solver.tree import DRAW
-from test_solver import _ref_args, engine_policy
+from solver.game.config import GameConfig, load_preset
+from solver.cfr.engine import Engine
+from solver.game.plan import plan_solve
+from solver.cfr import kernels
+from solver.game.tree import DRAW
 
 TINY_ONE_DRAW = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
 
@@ -46,7 +46,7 @@ def test_one_bucket_per_class_reproduces_full_resolution():
     base = load_preset("tiny-double-draw")
     full = Engine(base, "cfr")
     bucketed = Engine(with_buckets(base, [full.n_states] * base.rounds), "cfr")
-    assert bucketed.bucketed and bucketed.n_entries == full.n_entries
+    assert bucketed.layout.bucketed and bucketed.layout.n_entries == full.layout.n_entries
     full.run_iterations(5)
     bucketed.run_iterations(5)
     a, b = full.exploitability(), bucketed.exploitability()
@@ -70,19 +70,24 @@ def test_bucket_regret_sums_chance_weighted_class_regrets():
     base = load_preset("tiny-double-draw")
     full = Engine(base, "cfr")
     bucketed = Engine(with_buckets(base, [3, 4, 2]), "cfr")
-    assert bucketed.bucket_width.tolist() == [3, 4, 2]
+    layout = bucketed.layout
+    assert layout.row_width.tolist() == [3, 4, 2]
     for engine in (full, bucketed):
-        engine._walk(0, 0, engine.schedule.params(1))  # the button's half of iteration 1
+        # the button's half of iteration 1
+        engine.walker.walk(0, kernels.UPDATE, engine.regret, engine.schedule.discount(1), engine.regret,
+                           engine.strat_sum)
     checked = 0
     for node in decision_nodes(full):
         if full.tree.seat[node] != 0:
             continue
         chance = own_chance_reach(full, node, 0)
-        buckets = bucketed.bucket_of[bucketed.node_round[node]]
-        expected = np.zeros((full.tree.n_children[node], bucketed.bucket_width[bucketed.node_round[node]]))
+        slot = layout.slot_of[node]
+        buckets = layout.row_of[layout.slot_round[slot]]
+        expected = np.zeros((full.tree.n_children[node], layout.row_width[layout.slot_round[slot]]))
+        full_rows = full.layout.rows(full.regret, full.layout.slot_of[node])
         for s in range(full.n_states):
-            expected[:, buckets[s]] += chance[s] * full.node_rows(node, full.regret)[:, s]
-        got = bucketed.node_rows(node, bucketed.regret)
+            expected[:, buckets[s]] += chance[s] * full_rows[:, s]
+        got = layout.rows(bucketed.regret, slot)
         assert np.allclose(got, expected, rtol=1e-5, atol=1e-7), node
         checked += np.count_nonzero(expected)
     assert checked > 1000
@@ -92,10 +97,12 @@ def test_strategy_is_shared_within_a_bucket():
     config = with_buckets(load_preset("tiny-double-draw"), [3, 4, 2])
     engine = Engine(config)
     engine.run_iterations(50)
+    layout = engine.layout
     for node in decision_nodes(engine):
         strategy = engine.average_strategy(node)
-        labels = engine.bucket_of[engine.node_round[node]]
-        for b in range(engine.bucket_width[engine.node_round[node]]):
+        rnd = engine.tree.round[node]
+        labels = layout.row_of[rnd]
+        for b in range(layout.row_width[rnd]):
             members = strategy[:, labels == b]
             legal = engine.model.legal[labels == b] if engine.tree.kind[node] == DRAW else None
             assert np.allclose(members, members[:, :1]), (node, b)
@@ -104,7 +111,7 @@ def test_strategy_is_shared_within_a_bucket():
         assert np.allclose(strategy.sum(axis=0), 1.0)
 
 
-def test_bucketed_best_response_is_the_full_resolution_one():
+def test_bucketed_best_response_is_the_full_resolution_one(ref_args, engine_policy):
     """The best response to a bucketed strategy sees value classes: it equals the full-resolution
     engine's on the expanded strategy, and the brute-force best response on the real-card tree."""
     config = with_buckets(TINY_ONE_DRAW, [2, 2])
@@ -112,12 +119,11 @@ def test_bucketed_best_response_is_the_full_resolution_one():
     bucketed.run_iterations(300)
     ours = bucketed.exploitability()
     full = Engine(TINY_ONE_DRAW)
-    full.set_average_strategy(lambda node, tree: bucketed.average_strategy(node))
-    theirs = full.exploitability()
+    theirs = full.walker.exploitability(full.layout.storage_from_policy(bucketed.average_strategy))
     assert ours.br_button == pytest.approx(theirs.br_button, abs=1e-8)  # float32 storage of the expanded strategy
     assert ours.br_big_blind == pytest.approx(theirs.br_big_blind, abs=1e-8)  # float32 storage of the expanded strategy
     assert ours.game_value == pytest.approx(theirs.game_value, abs=1e-8)  # float32 storage of the expanded strategy
-    br_button, br_bb, value = ref.best_response_values(*_ref_args(TINY_ONE_DRAW), engine_policy(bucketed))
+    br_button, br_bb, value = ref.best_response_values(*ref_args(TINY_ONE_DRAW), engine_policy(bucketed))
     assert ours.br_button == pytest.approx(br_button, abs=1e-9)
     assert ours.br_big_blind == pytest.approx(br_bb, abs=1e-9)
     assert ours.game_value == pytest.approx(value, abs=1e-9)
@@ -149,8 +155,8 @@ def test_plan_counts_bucketed_storage():
     for buckets in ([3, 4, 2], [10, 10, 10], [0, 5, 0]):
         config = with_buckets(base, buckets)
         engine = Engine(config)
-        assert plan_solve(config).storage_entries == engine.n_entries
-        assert engine.regret.size == engine.n_entries
+        assert plan_solve(config).storage_entries == engine.layout.n_entries
+        assert engine.regret.size == engine.layout.n_entries
     full = plan_solve(load_preset("triple-draw"))
     bucketed = plan_solve(with_buckets(load_preset("triple-draw"), [8, 8, 8, 8]))
     assert bucketed.full_resolution_bytes == full.bytes
@@ -160,8 +166,8 @@ def test_plan_counts_bucketed_storage():
 
 def test_bucketed_solve_resumes_and_loads_as_a_strategy(tmp_path):
     """A bucketed run resumes bit for bit, and its strategy file plays per class through its buckets."""
-    from solver.solve import solve
-    from solver.strategy import load_strategy
+    from solver.cfr.solve import solve
+    from solver.tables.strategy import load_strategy
 
     config = with_buckets(load_preset("tiny-double-draw"), [3, 4, 2])
     whole = solve(config, iterations=40, out_dir=tmp_path / "whole")
@@ -171,9 +177,8 @@ def test_bucketed_solve_resumes_and_loads_as_a_strategy(tmp_path):
     strategy = load_strategy(tmp_path / "whole")
     assert strategy.config == config
     assert strategy.exploitability_mbb == pytest.approx(whole.exploitability.exploitability_mbb)
-    engine = strategy.engine
     node = strategy.node("ck/")  # the big blind's first draw
-    labels = engine.bucket_of[engine.node_round[node]]
+    labels = strategy.layout.row_of[strategy.tree.round[node]]
     ev = strategy.evaluator
     deck_hands = {}
     for hand in ["As2h", "As3h", "Ah2h", "2s3s", "As4h", "3s4h"]:

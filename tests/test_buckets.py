@@ -60,7 +60,7 @@ def test_buckets_before_a_draw_share_legal_draws(draws, round_index):
 def test_cache_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("BADUGI_CACHE_DIR", str(tmp_path))
     first = bucket_map(13, 4, 4, 2, 0, 120, seed=1)
-    files = list(tmp_path.glob("buckets-*.npy"))
+    files = list(tmp_path.glob("buckets-*.npz"))
     assert len(files) == 1
     assert np.array_equal(bucket_map(13, 4, 4, 2, 0, 120, seed=1), first)
     files[0].write_bytes(b"damaged")

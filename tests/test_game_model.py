@@ -12,10 +12,10 @@ import pytest
 from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 from solver.cli import main
-from solver.config import (DEFAULT_BETS, ConfigError, GameConfig, load_config_file, load_preset,
+from solver.game.config import (DEFAULT_BETS, ConfigError, GameConfig, load_config_file, load_preset,
                            preset_names)
-from solver.plan import plan_solve
-from solver.tree import BET, BIG_BLIND, BUTTON, DRAW, FOLD, SHOWDOWN, build_tree, count_tree
+from solver.game.plan import plan_solve
+from solver.game.tree import BET, BIG_BLIND, BUTTON, DRAW, FOLD, SHOWDOWN, build_tree, count_tree
 
 # DESIGN section 4: betting decision nodes of the public tree.
 DESIGN_SIZES = {
@@ -95,7 +95,7 @@ def test_built_tree_agrees_with_counts(cap, draws, hand_size):
     assert (tree.kind == BET).sum() == counts.betting_nodes
     assert (tree.kind == DRAW).sum() == counts.draw_nodes
     assert ((tree.kind == FOLD) | (tree.kind == SHOWDOWN)).sum() == counts.terminal_nodes
-    assert tree.n_rows == counts.betting_rows + counts.draw_rows
+    assert tree.n_action_rows == counts.betting_rows + counts.draw_rows
     # Every node's history leads back to it.
     for node in range(0, tree.n_nodes, max(1, tree.n_nodes // 300)):
         assert tree.node_at(tree.history(node)) == node

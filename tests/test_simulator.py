@@ -8,11 +8,11 @@ import pytest
 
 from abstractions.cards import Deck, parse_cards
 from solver.cli import main
-from solver.config import GameConfig, load_preset
-from solver.engine import Engine
-from solver.match import GameArrays, Player, load_player, play_hand, play_match
-from solver.simulator import STRATEGY
-from solver.tree import DRAW
+from solver.game.config import GameConfig, load_preset
+from solver.cfr.engine import Engine
+from solver.arena.match import MatchGame, Player, load_player, play_hand, play_match
+from solver.game.layout import StrategyLayout
+from solver.game.tree import DRAW
 
 TINY = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
 
@@ -28,14 +28,15 @@ def scripted(game, bet_order="rbck", draw=0, name="scripted"):
     """A deterministic player: at betting points the first label of ``bet_order`` that is legal;
     at draws, ``draw`` cards (the tests give it hands for which that count is legal)."""
     tree = game.tree
-    probs = np.zeros(tree.n_rows, dtype=np.float32)
+    # One bucket a round: a row of one entry per action.
+    layout = StrategyLayout.build(tree, np.ones((game.n_states, tree.config.hand_size + 1), dtype=bool),
+                                  row_of=np.zeros((game.config.rounds, game.n_states), np.int64))
+    probs = np.zeros(layout.n_entries, dtype=np.float32)
     for node in np.nonzero(tree.kind <= DRAW)[0]:
         labels = [chr(tree.action[c]) for c in tree.children(int(node))]
         pick = str(draw) if tree.kind[node] == DRAW else next(x for x in bet_order if x in labels)
-        probs[tree.row_offset[node] + labels.index(pick)] = 1.0
-    rounds = game.config.rounds
-    arrays = (probs, tree.row_offset, np.zeros((rounds, game.n_states), np.int64), np.ones(rounds, np.int64))
-    return Player(name, STRATEGY, game.config, arrays)
+        layout.rows(probs, layout.slot_of[node])[labels.index(pick)] = 1.0
+    return Player.of_strategy(name, game.config, tree, layout, probs)
 
 
 def same_cards(config, shown, text):
@@ -44,7 +45,7 @@ def same_cards(config, shown, text):
 
 
 def test_order_of_action_and_the_cap():
-    game = GameArrays.of(load_preset("single-draw"))
+    game = MatchGame.of(load_preset("single-draw"))
     aggressor = scripted(game)
     deck = deck_order(game.config, "As2h3d4c", "5s6h7d8c")
     hand = play_hand(game, deck, aggressor, aggressor)
@@ -56,7 +57,7 @@ def test_order_of_action_and_the_cap():
 
 
 def test_draws_come_from_the_stub_big_blind_first_with_the_canonical_discard():
-    game = GameArrays.of(load_preset("single-draw"))
+    game = MatchGame.of(load_preset("single-draw"))
     station = load_player("station")
     # Button: A-2-3 with a king of a used suit; big blind: 7-5-4 with the 6 of spades paired in suit.
     deck = deck_order(game.config, "As2h3dKd", "4s5h6s7c", "8d4c")
@@ -68,7 +69,7 @@ def test_draws_come_from_the_stub_big_blind_first_with_the_canonical_discard():
 
 
 def test_the_muck_is_shuffled_into_a_new_stub_when_the_stub_runs_out():
-    game = GameArrays.of(TINY)
+    game = MatchGame.of(TINY)
     # 6 cards, 2-card hands: after the deal the stub holds 2 cards.
     deck = deck_order(TINY, "AsAh", "2s3h", "2h3s")
     caller = dict(bet_order="ck")
@@ -84,7 +85,7 @@ def test_the_muck_is_shuffled_into_a_new_stub_when_the_stub_runs_out():
 
 
 def test_split_pot_and_fold():
-    game = GameArrays.of(load_preset("single-draw"))
+    game = MatchGame.of(load_preset("single-draw"))
     station = load_player("station")
     deck = deck_order(game.config, "As2h3d4c", "Ah2s3c4d")
     hand = play_hand(game, deck, station, station)
@@ -113,9 +114,7 @@ def test_solved_strategy_beats_the_baselines_in_a_small_real_game(tmp_path):
     config = load_preset("tiny-single-draw")
     engine = Engine(config)
     engine.run_iterations(500)
-    probs = engine.average_probabilities()
-    solved = Engine(config, strategy=probs)
-    player = Player.from_engine("solved", solved)
+    player = Player.of_strategy("solved", config, engine.tree, engine.layout, engine.average_probabilities())
     for baseline in ("rule", "station", "random"):
         result = play_match(None, player, baseline, hands=200_000, seed=1)
         assert result.mbb - result.ci95 > 0, (baseline, result.describe())
@@ -142,13 +141,12 @@ def test_model_values_of_baselines_equal_the_real_card_reference():
     reference's brute-force evaluation, asking the simulator's own choice about each real hand,
     gives the same values."""
     import reference_game as ref
-    from solver import simulator
-    from solver.match import _player_tuple, model_values
+    from solver.arena import simulator
+    from solver.arena.match import model_values
 
     config = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
-    game = GameArrays.of(config)
+    game = MatchGame.of(config)
     tree = game.tree
-    kind, seat, _, first_child, n_children, action, node_round = game.tree_args
     players = {name: load_player(name) for name in ("rule", "station", "random")}
 
     def reference_policy(button, big_blind):
@@ -159,10 +157,8 @@ def test_model_values_of_baselines_equal_the_real_card_reference():
             if player.name == "random":
                 legal = ref.legal_actions(*_args, history, hand)
                 return {label: 1.0 / len(legal) for label in legal}
-            a = simulator._choose(_player_tuple(player, config.rounds, game.n_states), node,
-                                  np.array(hand, dtype=np.int64), n_children[node], kind[node] == DRAW,
-                                  config.draws - node_round[node], first_child, action, node_round,
-                                  config.suits, config.ranks, game.code_to_value, np.zeros(1, np.uint64))
+            a = simulator.choose_action(game.player_arrays(player), node, np.array(hand, dtype=np.int64), game.arrays,
+                                  np.zeros(1, np.uint64))
             return {labels[a]: 1.0}
         return policy
 
@@ -176,13 +172,13 @@ def test_model_values_of_baselines_equal_the_real_card_reference():
 
 
 def test_model_value_of_a_solved_strategy_is_its_game_value():
-    from solver.match import model_values
+    from solver.arena.match import model_values
 
     config = load_preset("tiny-double-draw")
     bucketed = Engine(dataclasses.replace(config, buckets=(3, 4, 2)))
     bucketed.run_iterations(30)
-    solved = Engine(bucketed.config, strategy=bucketed.average_probabilities())
-    player = Player.from_engine("solved", solved)
+    probabilities = bucketed.average_probabilities()
+    player = Player.of_strategy("solved", bucketed.config, bucketed.tree, bucketed.layout, probabilities)
     as_button, as_big_blind = model_values(player, player)
-    assert as_button == pytest.approx(solved.exploitability().game_value_mbb, abs=1e-6)
+    assert as_button == pytest.approx(bucketed.walker.exploitability(probabilities).game_value_mbb, abs=1e-6)
     assert as_big_blind == pytest.approx(-as_button, abs=1e-9)

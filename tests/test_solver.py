@@ -9,13 +9,12 @@ import numpy as np
 import pytest
 
 import reference_game as ref
-from abstractions.evaluator import get_evaluator
-from solver.checkpoint import CHECKPOINT_NAME, CheckpointError
+from solver.cfr.files import CHECKPOINT_NAME, CheckpointError
 from solver.cli import main
-from solver.config import GameConfig, load_preset
-from solver.engine import ALGORITHMS, Engine, Schedule, SolveTooLarge
-from solver.solve import solve
-from solver.tree import DRAW
+from solver.game.config import GameConfig, load_preset
+from solver.cfr.engine import ALGORITHMS, Engine, Schedule, SolveTooLarge
+from solver.cfr.solve import solve
+from solver.game.tree import DRAW
 
 # Tiny games small enough for an explicit perfect-recall tree with real cards.
 # (ranks, suits, hand size, draws, cap, bets); the last two take a minute or more of LP.
@@ -31,34 +30,12 @@ LP_GAMES = {
 SLOW_LP_GAMES = {"one draw cap 2, 4 ranks", "one draw cap 1, 3-card hands"}
 
 
-def _ref_args(cfg: GameConfig):
-    return (cfg.ranks, cfg.suits, cfg.hand_size, cfg.draws, cfg.cap, cfg.bets)
-
-
-def engine_policy(engine: Engine):
-    """policy(seat, history, hand) over the engine's average strategy, for the reference code."""
-    evaluator = get_evaluator(engine.config.ranks, engine.config.suits, engine.config.hand_size)
-    tree = engine.tree
-    cache = {}
-
-    def policy(seat, history, hand):
-        node = tree.node_at(history)
-        assert tree.seat[node] == seat, (history, seat)
-        if node not in cache:
-            cache[node] = engine.average_strategy(node)
-        value = evaluator.evaluate(np.array(hand))
-        labels = [chr(tree.action[c]) for c in tree.children(node)]
-        return {label: float(p) for label, p in zip(labels, cache[node][:, value]) if p > 0}
-
-    return policy
-
-
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_LP_GAMES else name
                                   for name in LP_GAMES])
-def test_cfr_matches_sequence_form_lp(name):
+def test_cfr_matches_sequence_form_lp(name, ref_args):
     """The value-class CFR reaches the game value of the real-card game: value classes lose nothing."""
     cfg = LP_GAMES[name]
-    lp_value = ref.solve_lp(*_ref_args(cfg), method="highs-ipm")
+    lp_value = ref.solve_lp(*ref_args(cfg), method="highs-ipm")
     engine = Engine(cfg)
     x = None
     while engine.iteration < 10_000 and (x is None or x.exploitability_mbb >= 0.01):
@@ -69,12 +46,12 @@ def test_cfr_matches_sequence_form_lp(name):
 
 
 @pytest.mark.parametrize("name", ["one draw cap 1, 2-card hands", "no-draw cap 2, 2-card hands"])
-def test_best_response_agrees_with_brute_force_on_the_real_tree(name):
+def test_best_response_agrees_with_brute_force_on_the_real_tree(name, ref_args, engine_policy):
     cfg = LP_GAMES[name]
     engine = Engine(cfg)
     engine.run_iterations(40)  # some strategy that is far from equilibrium
     ours = engine.exploitability()
-    br_button, br_bb, value = ref.best_response_values(*_ref_args(cfg), engine_policy(engine))
+    br_button, br_bb, value = ref.best_response_values(*ref_args(cfg), engine_policy(engine))
     assert ours.br_button == pytest.approx(br_button, abs=1e-9)
     assert ours.br_big_blind == pytest.approx(br_bb, abs=1e-9)
     assert ours.game_value == pytest.approx(value, abs=1e-9)
@@ -93,13 +70,17 @@ def _always_call(node, tree):
 
 @pytest.mark.parametrize("fill", [_uniform, _always_call], ids=["uniform", "always-call"])
 @pytest.mark.parametrize("name", ["one draw cap 1, 2-card hands", "no-draw cap 2, 2-card hands"])
-def test_fixed_strategies_exploitability_two_ways(name, fill):
+def test_fixed_strategies_exploitability_two_ways(name, fill, ref_args, storage_policy):
+    """A fixed strategy, stored through the layout and evaluated by the walker (no solve, no
+    strategy sums), against the real-card reference."""
     cfg = LP_GAMES[name]
     engine = Engine(cfg)
-    engine.set_average_strategy(lambda node, tree: np.broadcast_to(fill(node, tree),
-                                                                    (tree.n_children[node], engine.n_states)))
-    ours = engine.exploitability()
-    br_button, br_bb, value = ref.best_response_values(*_ref_args(cfg), engine_policy(engine))
+    tree, layout = engine.tree, engine.layout
+    play = layout.storage_from_policy(lambda node: np.broadcast_to(fill(node, tree),
+                                                                   (tree.n_children[node], engine.n_states)))
+    ours = engine.walker.exploitability(play)
+    assert not engine.strat_sum.any()
+    br_button, br_bb, value = ref.best_response_values(*ref_args(cfg), storage_policy(tree, layout, play))
     assert ours.exploitability == pytest.approx((br_button + br_bb) / 2, abs=1e-9)
     assert ours.game_value == pytest.approx(value, abs=1e-9)
     assert ours.exploitability > 0.05  # far from equilibrium
@@ -119,13 +100,13 @@ def test_every_algorithm_converges(algorithm, preset):
 
 def test_schedules():
     dcfr = Schedule("dcfr")
-    pos, neg, floor, sum_scale, weight = dcfr.params(5)
+    pos, neg, floor, sum_scale, weight = dcfr.discount(5)
     assert pos == pytest.approx(4 ** 1.5 / (4 ** 1.5 + 1))
     assert neg == 0.5 and floor == 0.0 and weight == 1.0
     assert sum_scale == pytest.approx((4 / 5) ** 2)
-    assert list(Schedule("cfr+").params(7)) == [1.0, 1.0, 1.0, 1.0, 7.0]
-    assert list(Schedule("cfr").params(7)) == [1.0, 1.0, 0.0, 1.0, 1.0]
-    assert Schedule("linear").params(3)[0] == pytest.approx(2 / 3)
+    assert list(Schedule("cfr+").discount(7)) == [1.0, 1.0, 1.0, 1.0, 7.0]
+    assert list(Schedule("cfr").discount(7)) == [1.0, 1.0, 0.0, 1.0, 1.0]
+    assert Schedule("linear").discount(3).pos_scale == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="unknown algorithm"):
         Schedule("sgd")
 
@@ -148,7 +129,7 @@ def test_parallel_walk_is_deterministic_and_thread_independent():
         numba.set_num_threads(threads)
         try:
             engine = Engine(cfg)
-            assert engine.threads() == threads
+            assert engine.walker.threads() == threads
             engine.run_iterations(5)
             results.append((engine.regret.copy(), engine.strat_sum.copy(), engine.exploitability()))
         finally:
@@ -163,25 +144,25 @@ def test_parallel_walk_is_deterministic_and_thread_independent():
 def test_where_walks_cut_changes_nothing(monkeypatch, level):
     """Walks cut at the first draws when there are enough subtrees per thread; results are the
     same bits as one uncut walk, and strategy tables (which cut at the second round) agree."""
-    import solver.engine as engine_module
-    from solver import kernels
-    from solver.strategy import Strategy, _subtree_ends
+    import solver.cfr.walker as walker_module
+    from solver.cfr import kernels
 
     cfg = GameConfig(draws=2, cap=1, bets=(1.0, 1.0, 2.0))
     uncut = Engine(cfg)
-    uncut._walk_cuts = uncut._cut_arrays(np.zeros(uncut.tree.n_nodes, dtype=bool))
+    uncut.walker.walk_cuts = uncut.walker._cuts(np.zeros(uncut.tree.n_nodes, dtype=bool))
     threads = numba.config.NUMBA_NUM_THREADS
     tree = uncut.tree
     first = (tree.kind == DRAW) & (tree.round == 0)
     n_big_blind = int((first & (tree.kind[np.maximum(tree.parent, 0)] != DRAW)).sum())
     n_button = int((first & (tree.kind[np.maximum(tree.parent, 0)] == DRAW)).sum())
-    assert n_big_blind < n_button < len(uncut.cut_nodes)
+    n_second_round = len(uncut.walker.table_cuts.nodes)
+    assert n_big_blind < n_button < n_second_round
     per_thread = {"big blind's draws": n_big_blind, "button's draws": n_button,
-                  "second round": len(uncut.cut_nodes)}[level] / threads
-    monkeypatch.setattr(engine_module, "CUTS_PER_THREAD", per_thread)
-    monkeypatch.setattr(engine_module, "PARALLEL_MIN_ENTRIES", 0)  # the parallel path, even if small
+                  "second round": n_second_round}[level] / threads
+    monkeypatch.setattr(walker_module, "CUTS_PER_THREAD", per_thread)
+    monkeypatch.setattr(walker_module, "PARALLEL_MIN_ENTRIES", 0)  # the parallel path, even if small
     cut = Engine(cfg)
-    assert len(cut._walk_cuts[0]) == per_thread * threads
+    assert len(cut.walker.walk_cuts.nodes) == per_thread * threads
     for engine in (uncut, cut):
         engine.run_iterations(4)
     assert np.array_equal(cut.regret, uncut.regret)
@@ -190,21 +171,70 @@ def test_where_walks_cut_changes_nothing(monkeypatch, level):
     # Strategy tables record through whole-tree walks and their own cuts (second round); the
     # truth is one uncut walk recording every decision node.
     decision = np.nonzero(tree.kind <= DRAW)[0]
-    truth = Strategy._record(uncut, decision)
+    truth = uncut.walker.record(decision)
     for seat in (0, 1):
-        uncut._walk(seat, kernels.EVALUATE, uncut.schedule.params(1), truth)
+        uncut.walker.walk(seat, kernels.EVALUATE, uncut.strat_sum, record=truth)
     for engine in (uncut, cut):
-        stats = Strategy.__new__(Strategy)  # tables of the engine in hand, not of a saved solve
-        stats.engine, stats.tree, stats.n_states = engine, engine.tree, engine.n_states
-        stats._decision = engine.tree.kind <= DRAW
-        stats._subtree_end = _subtree_ends(engine.tree.parent)
         seen = 0
-        for batch in stats.stats():
-            rows = truth[0][batch.nodes]
-            assert np.allclose(batch.reach, truth[1][rows], rtol=0, atol=1e-15)
-            assert np.allclose(batch.value, truth[2][rows], rtol=0, atol=1e-12)
+        for batch in engine.walker.node_stats(engine.strat_sum):
+            rows = truth.index[batch.nodes]
+            assert np.allclose(batch.reach, truth.reach[rows], rtol=0, atol=1e-15)
+            assert np.allclose(batch.value, truth.value[rows], rtol=0, atol=1e-12)
             seen += len(batch.nodes)
         assert seen == len(decision)
+
+
+# Figures of commit 74a7de1, the engine before the strategy layout was redesigned: after the same
+# iterations, best responses, game value and the average strategy's bytes must not move by one bit.
+# (preset, buckets, algorithm, iterations, BR of the button, BR of the big blind, game value, sha256)
+PINNED = [
+    ("tiny-no-draw", None, "dcfr", 30, "0x1.810e228a213cfp-5", "-0x1.725bb95371361p-5",
+     "0x1.77cf689e7d0d7p-5", "5e86263306ea48f7c307f53c298c9b2b0d32b7caf5093c654bd7de08b43a1f54"),
+    ("tiny-no-draw", None, "cfr+", 30, "0x1.86e89f1b58a67p-5", "-0x1.6e77c423e0411p-5",
+     "0x1.79647971926cep-5", "45199adc0d7102136f5ba757f8b9ee36262ea87003dbbd92cc174b77e92419eb"),
+    ("tiny-no-draw", None, "linear", 30, "0x1.91bd0fb2adeebp-5", "-0x1.5c37ae19fc7d6p-5",
+     "0x1.71adff22a2143p-5", "831567c6595bd386f9410949a70283dcb96d4216df5f2cf1c09be90c7acdf305"),
+    ("tiny-no-draw", None, "cfr", 30, "0x1.ef994f68f1777p-5", "-0x1.b0c56fdeed65ap-6",
+     "0x1.803966e3441d0p-5", "2c1d48999e3b5f1e2239b37def5de27fe7136486b8f50960833e48781d4c8ffd"),
+    ("tiny-single-draw", None, "dcfr", 30, "0x1.45290ef6ccbf3p-4", "-0x1.3921aa35411a5p-5",
+     "0x1.df7183314de50p-5", "be66f3dbeea87662f920091fd909977505d13f1cf0886982e3c5497b89e61acc"),
+    ("tiny-single-draw", None, "cfr+", 30, "0x1.28b6800739ec0p-4", "-0x1.5d148aadab4a0p-5",
+     "0x1.d14a0c1275db1p-5", "2cc584fd3784267fd87a1afc2c3bf4273b1ce2463b100003ba4735c8de98501a"),
+    ("tiny-single-draw", None, "linear", 30, "0x1.6a391c91b81bap-4", "-0x1.2fc65383cfcf1p-5",
+     "0x1.f8bcc532cdf3cp-5", "d3bb2dc92a902755116d2c55c352ae685930ce1700537ce30c36eef352f89fca"),
+    ("tiny-single-draw", None, "cfr", 30, "0x1.c3397ba302d0ep-4", "0x1.e4381e132f800p-12",
+     "0x1.770b2884391f8p-5", "0c50e6048ce4862b5eb4e48cd839ef0fd07cca9dfd220e3d03628837b6824d2e"),
+    ("tiny-double-draw", None, "dcfr", 30, "0x1.09391b53ff451p-2", "0x1.f63b792ff8020p-5",
+     "0x1.864d224304625p-4", "2e3bb1f35fd4078787e47b58fdea49a95b43d540894ebb58db2843ff01faa218"),
+    ("tiny-double-draw", None, "cfr+", 30, "0x1.25bf643c4a0fdp-2", "0x1.88e9808078c19p-4",
+     "0x1.dd06b2a50bc52p-4", "eddc622fc7473146d45e86d9ce1b68526b7d14b7d3785a7b3e27b48d2e2d7859"),
+    ("tiny-double-draw", None, "linear", 30, "0x1.4a826a1063a96p-2", "0x1.f6e4cd7472bacp-4",
+     "0x1.42004c838d16fp-4", "20c81a08c3ea3e50251acdf16a1f43f73fac9ad18bedb29fa30a906ad41b02d0"),
+    ("tiny-double-draw", None, "cfr", 30, "0x1.c96d38c26e8cep-2", "0x1.2a40a5b8384f7p-2",
+     "0x1.c3dfc09695e15p-4", "f163dfa2c028a9d793e9d68075346710674dc3173930b3d70c7185bb7978631e"),
+    ("tiny-double-draw", (5, 4, 3), "dcfr", 30, "0x1.9ade45bf2e208p-2", "0x1.a0c2adbe4c9c3p-3",
+     "0x1.113f52a8624d8p-4", "afd566f3c1ca652f60d95b1873694068170640e2ea9b8168b632e3f290441237"),
+    ("single-draw", None, "dcfr", 40, "0x1.91d6ca5552d3ap-4", "-0x1.c73bef65dbbc7p-7",
+     "0x1.817f1725aba7bp-5", "5251e25d6a525c17d6411429d052e5dcab291444f577319480b58a4fed0df162"),
+    ("single-draw", (40, 24), "dcfr", 20, "0x1.50e1ccc2aa127p-2", "0x1.7528d9702cecap-3",
+     "0x1.0ef821c956b47p-6", "a8ed9c0cb4fb29b51a24b81e621507919d24977613f0697c5d5f826d55f953d1"),
+]
+
+
+@pytest.mark.parametrize("preset, buckets, algorithm, iterations, br_button, br_big_blind, value, digest", PINNED)
+def test_figures_are_those_of_before_the_layout_redesign(preset, buckets, algorithm, iterations, br_button,
+                                                         br_big_blind, value, digest):
+    import dataclasses
+    import hashlib
+
+    config = load_preset(preset)
+    if buckets:
+        config = dataclasses.replace(config, buckets=buckets)
+    engine = Engine(config, algorithm)
+    engine.run_iterations(iterations)
+    x = engine.exploitability()
+    assert (x.br_button.hex(), x.br_big_blind.hex(), x.game_value.hex()) == (br_button, br_big_blind, value)
+    assert hashlib.sha256(engine.average_probabilities().tobytes()).hexdigest() == digest
 
 
 # -- solve runs, checkpoints, the command line --------------------------------
@@ -316,7 +346,7 @@ def test_interrupt_writes_checkpoint_and_resume_continues(tmp_path, sig):
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
-    from solver.checkpoint import load_checkpoint
+    from solver.cfr.files import load_checkpoint
     saved = load_checkpoint(out / CHECKPOINT_NAME)
     done = int(saved["iteration"])
     assert done > 0
@@ -328,7 +358,7 @@ def test_interrupt_writes_checkpoint_and_resume_continues(tmp_path, sig):
 @pytest.mark.parametrize("seat", [0, 1])
 @pytest.mark.parametrize("n", [1, 3, 40, 43])  # the showdown scan runs in four chunks plus a remainder
 def test_terminal_values_match_brute_force(seat, n):
-    from solver import kernels
+    from solver.cfr import kernels
 
     rng = np.random.default_rng(seat)
     opp_reach = rng.random(n)

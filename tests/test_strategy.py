@@ -9,11 +9,11 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from solver.config import load_preset
-from solver.reports import summarise
-from solver.solve import solve
-from solver.strategy import load_strategy
-from solver.tree import DRAW
+from solver.game.config import load_preset
+from solver.tables.reports import summarise
+from solver.cfr.solve import solve
+from solver.tables.strategy import load_strategy
+from solver.game.tree import DRAW
 
 COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
 
@@ -85,7 +85,7 @@ def test_reach_and_values_are_consistent(strategy, table):
     # Dealt classes: reach at the first decision is the deal distribution.
     root = table[""]
     assert sum(r["reach"] for r in root.values()) == pytest.approx(1.0, abs=1e-12)
-    assert [root[v]["reach"] for v in sorted(root)] == pytest.approx(list(strategy.engine.model.deal_prob))
+    assert [root[v]["reach"] for v in sorted(root)] == pytest.approx(list(strategy.walker.model.deal_prob))
     # The button's EV averaged over the deal is the game value.
     ev = sum(r["reach"] * r["ev_mbb"] for r in root.values())
     assert ev == pytest.approx(strategy.game_value_mbb, abs=1e-6)
@@ -196,3 +196,61 @@ def test_show_and_plot(solved, tmp_path):
         assert (tmp_path / "charts" / f"{name}.svg").stat().st_size > 5000
     rows = list(csv.DictReader(open(tmp_path / "charts" / "draws.csv")))
     assert rows and {"seat", "draw", "hand", "reach", "draw_0"} <= set(rows[0])
+
+
+def test_a_bucketed_strategy_loads_without_clustering_engine_or_tree(tmp_path, monkeypatch):
+    """The strategy file carries its layout and tree: loading and policy() cluster nothing,
+    build no engine and no tree, and write nothing to an empty bucket cache."""
+    import dataclasses
+
+    import abstractions.buckets
+    import solver.cfr.engine
+    import solver.game.tree
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2))
+    result = solve(config, iterations=30, out_dir=tmp_path / "run")
+    empty = tmp_path / "empty-cache"
+    empty.mkdir()
+    monkeypatch.setenv("BADUGI_CACHE_DIR", str(empty))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("loading a strategy must not cluster, build an engine or build a tree")
+
+    monkeypatch.setattr(abstractions.buckets, "compute_bucket_map", refuse)
+    monkeypatch.setattr(solver.cfr.engine.Engine, "__init__", refuse)
+    monkeypatch.setattr(solver.game.tree, "build_tree", refuse)
+    strategy = load_strategy(tmp_path / "run")
+    assert strategy.layout.row_width.tolist() == [3, 4, 2]
+    node = strategy.node("ck/")
+    for hand in ("As2h", "As3s", "3s4h"):
+        value = strategy.hand_class(hand)
+        expected = result.engine.average_strategy(node)[:, value]
+        policy = strategy.policy("ck/", hand)
+        assert [policy.get(str(d), 0.0) for d in range(3)] == pytest.approx(expected.tolist(), abs=1e-7)
+    assert list(empty.iterdir()) == []
+
+
+def test_strategy_files_of_another_format_or_damaged_are_one_line_errors(solved, tmp_path):
+    import shutil
+
+    import numpy as np
+
+    from solver.cfr.files import STRATEGY_NAME
+
+    old = tmp_path / "old"
+    old.mkdir()
+    # A format-1 file: the probabilities and the config only.
+    with np.load(solved / STRATEGY_NAME) as data:
+        kept = {name: data[name] for name in ("kind", "config_toml", "algorithm", "iteration", "probabilities")}
+    np.savez(old / STRATEGY_NAME, version=np.array(1), **kept)
+    proc = _cli("show", str(old), "--history", "ck/", "--hand", "As2h")
+    assert proc.returncode == 2 and "format 1" in proc.stderr and "--resume" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    damaged = tmp_path / "damaged"
+    shutil.copytree(solved, damaged)
+    data = (damaged / STRATEGY_NAME).read_bytes()
+    (damaged / STRATEGY_NAME).write_bytes(data[: len(data) // 3])
+    for args in (("show", str(damaged), "--history", "ck/", "--hand", "As2h"), ("export", str(damaged)),
+                 ("match", str(damaged), "rule")):
+        proc = _cli(*args)
+        assert proc.returncode == 2 and "damaged" in proc.stderr and "Traceback" not in proc.stderr, args

@@ -33,10 +33,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from abstractions.evaluator import get_evaluator  # noqa: E402
-from solver.charts import _save  # noqa: E402
-from solver.config import load_preset  # noqa: E402
-from solver.engine import Engine  # noqa: E402
-from solver.plan import BYTES_PER_ENTRY  # noqa: E402
+from solver.tables.charts import save_figure  # noqa: E402
+from solver.game.config import load_preset  # noqa: E402
+from solver.cfr.engine import Engine  # noqa: E402
+from solver.game.plan import BYTES_PER_ENTRY  # noqa: E402
 
 OUT = ROOT / "results" / "buckets"
 
@@ -51,9 +51,9 @@ def measure(config, iterations: int, checks: list[int]) -> dict:
         curve.append((target, x.exploitability_mbb))
     seconds = time.perf_counter() - start
     return {
-        "buckets_per_round": list(engine.bucket_width.tolist()),
-        "storage_entries": engine.n_entries,
-        "storage_bytes": engine.n_entries * BYTES_PER_ENTRY,
+        "buckets_per_round": list(engine.layout.row_width.tolist()),
+        "storage_entries": engine.layout.n_entries,
+        "storage_bytes": engine.layout.n_entries * BYTES_PER_ENTRY,
         "iterations": iterations,
         "exploitability_mbb": curve[-1][1],
         "game_value_mbb": x.game_value_mbb,
@@ -81,7 +81,7 @@ def plot(rows: list[dict], full: dict, path: Path, title: str) -> list[Path]:
     ax.plot([], [], color="grey", linestyle="--", label=f"full resolution ({full['buckets']:,} classes)")
     ax.legend()
     ax.set_title(title)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def main(argv=None) -> int:

@@ -55,7 +55,7 @@ def run_openspiel(config, target_mbb: float, max_iterations: int, check_every: i
 
 
 def run_ours(config, algorithm: str, target_mbb: float, max_iterations: int, check_every: int) -> dict:
-    from solver.engine import Engine
+    from solver.cfr.engine import Engine
 
     engine = Engine(config, algorithm)
     engine.run_iterations(1)  # load kernels before timing
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     parser.add_argument("--check-every", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from solver.config import load_preset
+    from solver.game.config import load_preset
 
     config = load_preset(args.preset)
     rows = [run_openspiel(config, args.target, args.max_iterations, args.check_every)]

@@ -21,8 +21,8 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from solver.config import load_preset  # noqa: E402
-from solver.match import GameArrays, load_player, play_match  # noqa: E402
+from solver.game.config import load_preset  # noqa: E402
+from solver.arena.match import GameArrays, load_player, play_match  # noqa: E402
 
 
 def main(argv=None) -> int:

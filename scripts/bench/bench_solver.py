@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 COMPILE_SNIPPET = """
 import time
 t = time.perf_counter()
-from solver.config import load_preset
-from solver.engine import Engine
+from solver.game.config import load_preset
+from solver.cfr.engine import Engine
 engine = Engine(load_preset('tiny-single-draw'))
 engine.run_iterations(1)
 engine.exploitability()
@@ -55,8 +55,8 @@ def compile_seconds(cache_dir: str) -> float:
 
 
 def bench_single(args) -> dict:
-    from solver.config import load_preset
-    from solver.solve import solve
+    from solver.game.config import load_preset
+    from solver.cfr.solve import solve
 
     with tempfile.TemporaryDirectory() as cache:
         cold = compile_seconds(cache)
@@ -71,10 +71,10 @@ def bench_single(args) -> dict:
 
 
 def bench_algorithms(args) -> dict:
-    from solver.charts import plot_convergence
-    from solver.config import load_preset
-    from solver.engine import ALGORITHMS
-    from solver.solve import solve
+    from solver.tables.charts import plot_convergence
+    from solver.game.config import load_preset
+    from solver.cfr.engine import ALGORITHMS
+    from solver.cfr.solve import solve
 
     out = ROOT / "results" / "algorithms"
     out.mkdir(parents=True, exist_ok=True)
@@ -113,8 +113,8 @@ def bench_throughput(args) -> dict:
     import numba
     from numba import njit, prange
 
-    from solver.config import DEFAULT_BETS, GameConfig, load_preset
-    from solver.engine import Engine
+    from solver.game.config import DEFAULT_BETS, GameConfig, load_preset
+    from solver.cfr.engine import Engine
 
     @njit(parallel=True, cache=False)
     def parallel_copy(src, dst):
@@ -167,9 +167,9 @@ def bench_throughput(args) -> dict:
 
 
 def bench_double(args) -> dict:
-    from solver.config import load_preset
-    from solver.plan import plan_solve
-    from solver.solve import solve
+    from solver.game.config import load_preset
+    from solver.game.plan import plan_solve
+    from solver.cfr.solve import solve
 
     config = load_preset("double-draw")
     plan = plan_solve(config)
@@ -192,9 +192,9 @@ def bench_double(args) -> dict:
 
 def bench_memory(args) -> dict:
     """Peak resident memory of a whole double-draw solve: engine, walks, checkpoint and strategy file."""
-    from solver.config import load_preset
-    from solver.plan import plan_solve
-    from solver.solve import solve
+    from solver.game.config import load_preset
+    from solver.game.plan import plan_solve
+    from solver.cfr.solve import solve
 
     config = load_preset("double-draw")
     with tempfile.TemporaryDirectory() as out:
@@ -208,9 +208,9 @@ SCALING_GAMES = [(1, cap) for cap in (1, 2, 3, 4)] + [(2, 1), (2, 2)]
 
 def bench_scaling(args) -> dict:
     """Planned size, memory and time to 1 and 0.1 mbb/hand across draws and caps (time-boxed)."""
-    from solver.config import DEFAULT_BETS, GameConfig
-    from solver.plan import plan_solve
-    from solver.solve import solve
+    from solver.game.config import DEFAULT_BETS, GameConfig
+    from solver.game.plan import plan_solve
+    from solver.cfr.solve import solve
 
     rows = []
     for draws, cap in SCALING_GAMES:

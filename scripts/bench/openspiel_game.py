@@ -14,8 +14,8 @@ import numpy as np
 import pyspiel
 
 from abstractions.transitions import get_draw_model
-from solver.config import GameConfig
-from solver.tree import BET, DRAW, FOLD, SHOWDOWN, build_tree
+from solver.game.config import GameConfig
+from solver.game.tree import BET, DRAW, FOLD, SHOWDOWN, build_tree
 
 BET_ACTIONS = "fkcbr"
 

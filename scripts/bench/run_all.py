@@ -33,6 +33,7 @@ BENCHMARKS = {
     "memory": ["scripts/bench/bench_solver.py", "memory", "--json"],
     "buckets": ["scripts/bench/bench_buckets.py", "--json"],
     "simulator": ["scripts/bench/bench_simulator.py", "--json"],
+    "load": ["scripts/bench/bench_load.py", "--before", "74a7de1", "--json"],
 }
 
 
@@ -75,6 +76,8 @@ HEADLINES = {
     "scaling": [("first scaling game: seconds per iteration", lambda d: d["games"][0]["seconds_per_iteration"])],
     "memory": [("double draw: peak resident bytes", lambda d: d["max_rss_bytes"])],
     "simulator": [("simulator hands/s, first pairing", lambda d: d["runs"][0]["hands_per_s"])],
+    "load": [("double draw: seconds to load a strategy", lambda d: min(r["load_seconds"] for r in d["runs"]["after"])),
+             ("double draw: peak memory loading a strategy", lambda d: d["runs"]["after"][0]["peak_rss_bytes"])],
 }
 
 
@@ -245,6 +248,21 @@ def render() -> str:
             out.append(f"| {r['game']} | {r['a']} | {r['b']} | {r['hands']:,} | {r['seconds']:.2f} | "
                        f"{r['hands_per_s']:,.0f} |")
         out += ["", "Target: at least 100,000 hands per second per core for simple players.", ""]
+    ld = load("load")
+    if ld:
+        out += ["## Loading a strategy", "", f"`{ld['command']}` ({ld['date']})", "",
+                f"{ld['preset']}: `load_strategy(DIR)` then one `policy({ld['history']!r}, {ld['hand']!r})` in a fresh "
+                f"process, each side reading a strategy its own code wrote (a one-iteration solve). Before "
+                f"(commit {ld['before_commit']}) loading rebuilt an engine: the tree, the draw model and (for "
+                "buckets) the clustering, and read the whole file; now the file carries its layout and tree and "
+                "the probabilities are memory-mapped.", "",
+                "| code | strategy file | load seconds | policy() seconds | peak resident memory |",
+                "|---|---:|---:|---:|---:|"]
+        for name, rows in ld["runs"].items():
+            for r in rows:
+                out.append(f"| {name} | {ld['strategy_bytes'][name] / 2**30:.2f} GiB | {r['load_seconds']:.2f} | "
+                           f"{r['policy_seconds']:.3f} | {r['peak_rss_bytes'] / 2**20:,.0f} MiB |")
+        out.append("")
     out += rerun_rows()
     notes = ROOT / "scripts" / "bench" / "NOTES.md"
     if notes.is_file():

@@ -14,18 +14,25 @@ big blind draws 2, the button 1; the big blind bets, the button calls. A
 decision point is named by the history before it (``ck/2`` is the button's
 draw after the big blind drew 2).
 
-Storage: each decision node owns ``n_children`` consecutive *action rows*
-starting at ``row_offset``; a row is one action's vector over private states,
-so a strategy entry lives at ``(row_offset[node] + action) * n_states + state``.
+Where strategies are stored is not the tree's business: see
+:mod:`solver.game.layout`.
+
+>>> tree = build_tree(load_preset("single-draw"))
+>>> node = tree.node_at("ck/21/b")
+>>> SEAT_NAMES[int(tree.seat[node])], KIND_NAMES[int(tree.kind[node])], tree.history(node)
+('button', 'bet', 'ck/21/b')
+>>> [chr(tree.action[c]) for c in tree.children(node)]
+['f', 'c', 'r']
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from .config import GameConfig
+from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 
 BET, DRAW, FOLD, SHOWDOWN = 0, 1, 2, 3
 KIND_NAMES = {BET: "bet", DRAW: "draw", FOLD: "fold", SHOWDOWN: "showdown"}
@@ -45,12 +52,44 @@ class PublicTree:
     action: np.ndarray       # uint8: label (ASCII) of the edge from the parent
     first_child: np.ndarray  # int32, -1 at terminals
     n_children: np.ndarray   # int8
-    row_offset: np.ndarray   # int64: first action row of a decision node, -1 at terminals
-    n_rows: int              # action rows in all
+
+    ARRAYS = ("kind", "seat", "round", "contrib", "parent", "action", "first_child", "n_children")
 
     @property
     def n_nodes(self) -> int:
         return len(self.kind)
+
+    @cached_property
+    def n_action_rows(self) -> int:
+        """Actions summed over decision nodes: a walk's work is this times the private states."""
+        return int(self.n_children[self.kind <= DRAW].astype(np.int64).sum())
+
+    def arrays(self) -> dict:
+        """The tree as named arrays (what a strategy file stores)."""
+        return {name: getattr(self, name) for name in self.ARRAYS}
+
+    @classmethod
+    def from_arrays(cls, config: GameConfig, arrays: dict) -> "PublicTree":
+        return cls(config, **{name: np.asarray(arrays[name]) for name in cls.ARRAYS})
+
+    @cached_property
+    def subtree_end(self) -> np.ndarray:
+        """One past the last descendant id of every node (ids are allocated depth-first, so a
+        node's descendants are the block ``first_child[node]:subtree_end[node]``)."""
+        end = np.arange(1, self.n_nodes + 1, dtype=np.int64)
+        parent = self.parent
+        # Children have larger ids than parents: one pass from the back settles every node.
+        for node in range(self.n_nodes - 1, 0, -1):
+            p = parent[node]
+            if end[node] > end[p]:
+                end[p] = end[node]
+        return end
+
+    def mark_subtree(self, mask: np.ndarray, node: int) -> None:
+        """Set ``mask`` at ``node`` and at all its descendants."""
+        mask[node] = True
+        if self.first_child[node] >= 0:
+            mask[self.first_child[node]:self.subtree_end[node]] = True
 
     def children(self, node: int) -> range:
         first = int(self.first_child[node])
@@ -211,23 +250,16 @@ def build_tree(config: GameConfig) -> PublicTree:
     kind, seat, rnd, contrib = _node_of_state(root_state)
     root = b.add(kind, seat, rnd, contrib, -1, "^")
     b.expand(root, root_state)
-    kind_arr = np.array(b.kind, dtype=np.int8)
-    n_children = np.array(b.n_children, dtype=np.int8)
-    decision = kind_arr <= DRAW
-    rows = np.where(decision, n_children, 0).astype(np.int64)
-    row_offset = np.where(decision, np.cumsum(rows) - rows, -1)
     return PublicTree(
         config=config,
-        kind=kind_arr,
+        kind=np.array(b.kind, dtype=np.int8),
         seat=np.array(b.seat, dtype=np.int8),
         round=np.array(b.round, dtype=np.int8),
         contrib=np.array(b.contrib, dtype=np.float64),
         parent=np.array(b.parent, dtype=np.int32),
         action=np.array(b.action, dtype=np.uint8),
         first_child=np.array(b.first_child, dtype=np.int32),
-        n_children=n_children,
-        row_offset=row_offset.astype(np.int64),
-        n_rows=int(rows.sum()),
+        n_children=np.array(b.n_children, dtype=np.int8),
     )
 
 

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 
+from abstractions.files import atomic_write
+
 DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
 MAX_CAP = 8
 
@@ -92,7 +94,9 @@ class GameConfig:
         return "\n".join(lines) + "\n"
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_toml())
+        """Write the config as TOML (whole or not at all)."""
+        with atomic_write(path, "w") as f:
+            f.write(self.to_toml())
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "config") -> "GameConfig":
@@ -153,12 +157,12 @@ def _number_tuple(name: str, values, integer: bool) -> tuple:
 
 
 def preset_names() -> list[str]:
-    folder = resources.files("solver.presets")
+    folder = resources.files("solver.game.presets")
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
 def load_preset(name: str) -> GameConfig:
-    folder = resources.files("solver.presets")
+    folder = resources.files("solver.game.presets")
     path = folder / f"{name}.toml"
     if not path.is_file():
         raise ConfigError(f"unknown preset {name!r} (presets: {', '.join(preset_names())})")

@@ -19,13 +19,15 @@ the same tree, so blinds, betting order and cap are the solver's):
   stub and he is dealt the rest from it; his own discards join the muck after.
 - Showdown: the better value wins the pot; equal values split it.
 
-Players (one code each; a player is a tuple ``(code, probabilities,
-entry_offset, bucket_of, bucket_width)``, the arrays used by solved strategies
-only):
+Players (one code each; a player is a :data:`PlayerArrays`: its code, and for
+solved strategies the probabilities and their layout,
+:class:`solver.game.layout.LayoutArrays`):
 
-- ``STRATEGY``: a solved average strategy; the hand's value class (bucket for
-  bucketed games) picks the row; draws use the canonical discard.
-- ``RULE``: pat a badugi, otherwise keep its value's cards and draw the rest.
+- ``STRATEGY``: a solved average strategy; the hand's value class picks its
+  row position through the layout (its bucket in bucketed games); draws use
+  the canonical discard.
+- ``RULE``: the reference draw rule (:func:`abstractions.transitions.reference_draw`):
+  pat a badugi, otherwise keep its value's cards and draw the rest.
   Bets or raises with a strong hand: a badugi whose top card is in the lower
   60% of the ranks (8 or better in the full deck), or, while draws remain, a
   three-card hand whose top card is in the lower 40% (5 or better). Otherwise
@@ -40,11 +42,22 @@ deal and every mixed action, whatever the machine.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-from abstractions.evaluator import _best_subset, _code_of
-from .kernels import BET, DRAW, FOLD, SHOWDOWN
+from abstractions.evaluator import best_valid_subset, strength_code, value_shape
+from abstractions.transitions import reference_draw
+
+from ..game.layout import policy_entry
+from ..game.tree import DRAW, FOLD, SHOWDOWN
+
+# A player: its code, and for a solved strategy its probabilities (read-only float32) and layout.
+PlayerArrays = namedtuple("PlayerArrays", "code probabilities layout")
+# What the kernels need of a game: the public tree's arrays and the deck.
+GameArrays = namedtuple("GameArrays", "kind seat contrib first_child n_children action node_round draws suits ranks "
+                                      "hand_size code_to_value")
 
 STRATEGY, RULE, STATION, RANDOM = 0, 1, 2, 3
 PLAYER_CODES = {"strategy": STRATEGY, "rule": RULE, "station": STATION, "random": RANDOM}
@@ -86,21 +99,9 @@ def shuffle(cards, n, state):
 
 
 @njit(cache=True)
-def hand_info(hand, suits):
-    """(cards in the value, top rank of the value)."""
-    _, code = _best_subset(hand, len(hand), suits, 0)
-    mask = code & 0xFFFF
-    top = 0
-    for r in range(16):
-        if mask >> r & 1:
-            top = r
-    return 4 - (code >> 16), top
-
-
-@njit(cache=True)
 def hand_value(hand, suits, ranks, code_to_value):
     """The hand's value class (``code_to_value`` maps the evaluator's strength codes)."""
-    return code_to_value[_code_of(hand, len(hand), suits, ranks, len(hand))]
+    return code_to_value[strength_code(hand, len(hand), suits, ranks, len(hand))]
 
 
 @njit(cache=True)
@@ -122,30 +123,31 @@ def _sample(probs, start, stride, n, state):
 
 
 @njit(cache=True)
-def _choose(player, node, hand, n_act, is_draw, rounds_left, first_child, action, node_round,
-            suits, ranks, code_to_value, state):
+def choose_action(player, node, hand, game, state):
     """The child index a player picks at a decision node."""
-    code, probs, entry_offset, bucket_of, bucket_width = player
+    n_act = game.n_children[node]
+    is_draw = game.kind[node] == DRAW
+    rnd = game.node_round[node]
     hand_size = len(hand)
-    if code == STRATEGY:
-        rnd = node_round[node]
-        value = hand_value(hand, suits, ranks, code_to_value)
-        return _sample(probs, entry_offset[node] + bucket_of[rnd, value], bucket_width[rnd], n_act, state)
-    count, top = hand_info(hand, suits)
+    if player.code == STRATEGY:
+        value = hand_value(hand, game.suits, game.ranks, game.code_to_value)
+        return _sample(player.probabilities, policy_entry(player.layout, node, rnd, 0, value),
+                       player.layout.row_width[rnd], n_act, state)
+    count, top = value_shape(hand, hand_size, game.suits)
     if is_draw:
-        if code == RANDOM:
+        if player.code == RANDOM:
             n_legal = 2 + count if count < hand_size else hand_size + 1
             pick = _below(state, n_legal)
             # Legal counts: 0, then hand_size - count .. hand_size.
             return 0 if pick == 0 else max(hand_size - count, 1) + pick - 1
-        return 0 if count == hand_size else hand_size - count
-    if code == RANDOM:
+        return reference_draw(count, hand_size)
+    if player.code == RANDOM:
         return _below(state, n_act)
-    first = first_child[node]
+    first = game.first_child[node]
     can_check = can_raise = can_fold = -1
     call = -1
     for a in range(n_act):
-        label = action[first + a]
+        label = game.action[first + a]
         if label == LABEL_K:
             can_check = a
         elif label == LABEL_C:
@@ -155,8 +157,10 @@ def _choose(player, node, hand, n_act, is_draw, rounds_left, first_child, action
         elif label == LABEL_F:
             can_fold = a
     passive = can_check if can_check >= 0 else call
-    if code == STATION:
+    if player.code == STATION:
         return passive
+    ranks = game.ranks
+    rounds_left = game.draws - rnd
     strong = count == hand_size and top < (6 * ranks + 9) // 10
     strong = strong or (rounds_left > 0 and count == hand_size - 1 and top < (4 * ranks + 9) // 10)
     if strong and can_raise >= 0:
@@ -173,7 +177,7 @@ def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards)
     keep = hand_size - d
     pick = (1 << hand_size) - 1
     if keep < hand_size:
-        pick = 0 if keep == 0 else _best_subset(hand, hand_size, suits, keep)[0]
+        pick = 0 if keep == 0 else best_valid_subset(hand, hand_size, suits, keep)[0]
     kept = np.empty(hand_size, np.int64)
     n_kept = 0
     n_discards = 0
@@ -204,8 +208,7 @@ def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards)
 
 
 @njit(cache=True)
-def play_hand(deck, players, seat_player, state, kind, seat, contrib, first_child, n_children, action,
-              node_round, draws, suits, ranks, hand_size, code_to_value, hands, payoff):
+def play_hand(deck, players, seat_player, state, game, hands, payoff):
     """Play one hand from the deck order ``deck``; ``seat_player[s]`` is the index in ``players``
     of the player in seat ``s`` (0 button, 1 big blind).
 
@@ -213,6 +216,7 @@ def play_hand(deck, players, seat_player, state, kind, seat, contrib, first_chil
     returns the terminal node.
     """
     n_cards = len(deck)
+    hand_size = game.hand_size
     stub = np.empty(n_cards, np.int64)
     muck = np.empty(n_cards, np.int64)
     discards = np.empty(hand_size, np.int64)
@@ -226,39 +230,37 @@ def play_hand(deck, players, seat_player, state, kind, seat, contrib, first_chil
     n_muck = 0
     node = 0
     while True:
-        k = kind[node]
+        k = game.kind[node]
         if k == FOLD:
-            folder = seat[node]
-            payoff[folder] = -contrib[node, folder]
-            payoff[1 - folder] = contrib[node, folder]
+            folder = game.seat[node]
+            payoff[folder] = -game.contrib[node, folder]
+            payoff[1 - folder] = game.contrib[node, folder]
             return node
         if k == SHOWDOWN:
-            v0 = hand_value(hands[0], suits, ranks, code_to_value)
-            v1 = hand_value(hands[1], suits, ranks, code_to_value)
-            pot = contrib[node, 0]
+            v0 = hand_value(hands[0], game.suits, game.ranks, game.code_to_value)
+            v1 = hand_value(hands[1], game.suits, game.ranks, game.code_to_value)
+            pot = game.contrib[node, 0]
             payoff[0] = pot if v0 < v1 else (-pot if v0 > v1 else 0.0)
             payoff[1] = -payoff[0]
             return node
-        s = seat[node]
-        player = players[seat_player[s]]
-        a = _choose(player, node, hands[s], n_children[node], k == DRAW, draws - node_round[node],
-                    first_child, action, node_round, suits, ranks, code_to_value, state)
+        s = game.seat[node]
+        a = choose_action(players[seat_player[s]], node, hands[s], game, state)
         if k == DRAW and a > 0:
-            stub_pos, n_stub, n_muck = _draw(hands[s], a, suits, stub, stub_pos, n_stub, muck, n_muck,
+            stub_pos, n_stub, n_muck = _draw(hands[s], a, game.suits, stub, stub_pos, n_stub, muck, n_muck,
                                              state, discards)
-        node = first_child[node] + a
+        node = game.first_child[node] + a
 
 
 @njit(cache=True)
-def play_match(players, deal_lo, deal_hi, seed, n_cards, kind, seat, contrib, first_child, n_children, action,
-               node_round, draws, suits, ranks, hand_size, code_to_value, out):
+def play_match(players, deal_lo, deal_hi, seed, game, out):
     """Duplicate match: each deal is played twice with the same deck, seats swapped.
 
     ``out[i]`` = (player 0's chips with the button, player 0's chips in the big
     blind) for deal ``i`` (deals ``deal_lo`` to ``deal_hi - 1``).
     """
+    n_cards = game.ranks * game.suits
     deck = np.empty(n_cards, np.int64)
-    hands = np.empty((2, hand_size), np.int64)
+    hands = np.empty((2, game.hand_size), np.int64)
     payoff = np.empty(2)
     seat_player = np.empty(2, np.int64)
     state = np.empty(1, np.uint64)
@@ -268,52 +270,49 @@ def play_match(players, deal_lo, deal_hi, seed, n_cards, kind, seat, contrib, fi
         for c in range(n_cards):
             deck[c] = c
         shuffle(deck, n_cards, state)
-        for game in range(2):
+        for seat_game in range(2):
             # Player 0 on the button, then in the big blind; the actions' stream starts afresh.
-            seat_player[0] = game
-            seat_player[1] = 1 - game
-            state[0] = _mix(start + np.uint64(game + 1))
-            play_hand(deck, players, seat_player, state, kind, seat, contrib, first_child, n_children, action,
-                      node_round, draws, suits, ranks, hand_size, code_to_value, hands, payoff)
-            out[i, game] = payoff[game]
+            seat_player[0] = seat_game
+            seat_player[1] = 1 - seat_game
+            state[0] = _mix(start + np.uint64(seat_game + 1))
+            play_hand(deck, players, seat_player, state, game, hands, payoff)
+            out[i, seat_game] = payoff[seat_game]
 
 
 @njit(cache=True)
-def fill_class_policy(player, target_seat, kind, seat, first_child, n_children, action, node_round, draws,
-                      legal, hand_of_class, suits, ranks, code_to_value, entry_offset, out):
-    """Write ``player``'s policy per value class at ``target_seat``'s decision nodes into ``out``
-    (full-resolution layout: rows of one entry per class from ``entry_offset``).
+def fill_class_policy(player, target_seat, game, legal, hand_of_class, layout, out):
+    """Write ``player``'s policy per value class at ``target_seat``'s decision nodes into ``out``,
+    laid out by ``layout`` (full resolution: one entry per class).
 
-    Solved strategies are expanded from their buckets; ``RANDOM`` is uniform over
-    legal actions; ``RULE`` and ``STATION`` are asked, through the same choice
-    the simulator makes, about one real hand of each class (their rules depend
+    Solved strategies are read through their own layout (a bucket's
+    probabilities for each of its classes); ``RANDOM`` is uniform over legal
+    actions; ``RULE`` and ``STATION`` are asked, through the same choice the
+    simulator makes, about one real hand of each class (their rules depend
     only on the class).
     """
-    code, probs, p_offset, bucket_of, bucket_width = player
     n_states = hand_of_class.shape[0]
     state = np.zeros(1, np.uint64)
-    for node in range(len(kind)):
-        if kind[node] > DRAW or seat[node] != target_seat:
+    for node in range(len(game.kind)):
+        if game.kind[node] > DRAW or game.seat[node] != target_seat:
             continue
-        n_act = n_children[node]
-        base = entry_offset[node]
-        rnd = node_round[node]
-        is_draw = kind[node] == DRAW
+        n_act = game.n_children[node]
+        rnd = game.node_round[node]
+        is_draw = game.kind[node] == DRAW
         for v in range(n_states):
             for a in range(n_act):
-                out[base + a * n_states + v] = 0.0
-            if code == STRATEGY:
+                out[policy_entry(layout, node, rnd, a, v)] = 0.0
+            if player.code == STRATEGY:
                 for a in range(n_act):
-                    out[base + a * n_states + v] = probs[p_offset[node] + a * bucket_width[rnd] + bucket_of[rnd, v]]
-            elif code == RANDOM:
+                    out[policy_entry(layout, node, rnd, a, v)] = player.probabilities[
+                        policy_entry(player.layout, node, rnd, a, v)]
+            elif player.code == RANDOM:
                 n_legal = 0
                 for a in range(n_act):
                     if not is_draw or legal[v, a]:
                         n_legal += 1
                 for a in range(n_act):
                     if not is_draw or legal[v, a]:
-                        out[base + a * n_states + v] = 1.0 / n_legal
+                        out[policy_entry(layout, node, rnd, a, v)] = 1.0 / n_legal
             else:
-                a = _choose(player, node, hand_of_class[v], n_act, is_draw, draws - rnd, first_child, action,
-                            node_round, suits, ranks, code_to_value, state)
-                out[base + a * n_states + v] = 1.0
+                a = choose_action(player, node, hand_of_class[v], game, state)
+                out[policy_entry(layout, node, rnd, a, v)] = 1.0

@@ -21,42 +21,55 @@ from pathlib import Path
 import numpy as np
 
 from abstractions.evaluator import get_evaluator
+from abstractions.transitions import get_draw_model
 
+from ..cfr import kernels
+from ..cfr.files import STRATEGY_NAME, load_strategy_file
+from ..cfr.walker import Walker, read_only
+from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
+from ..game.layout import LayoutArrays, StrategyLayout
+from ..game.plan import plan_solve
+from ..game.tree import PublicTree, build_tree
 from . import simulator
-from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
-from .engine import Engine
-from .plan import plan_solve
-from .tree import build_tree
 
 BASELINES = ("rule", "station", "random")
 
 
 @dataclass
 class Player:
-    """A player for the simulator: a baseline, or a strategy's probabilities and their layout."""
+    """A player for the simulator: a baseline, or a solved strategy with its layout and tree."""
 
     name: str
     code: int
-    config: GameConfig | None = None   # the game a strategy was solved for
-    arrays: tuple | None = None        # (probabilities, entry_offset, bucket_of (rounds, N), bucket_width)
+    config: GameConfig | None = None           # the game a strategy was solved for
+    probabilities: np.ndarray | None = None    # the strategy, laid out by ``layout``
+    layout: StrategyLayout | None = None
+    tree: PublicTree | None = None             # the strategy's public tree
 
     @classmethod
-    def from_engine(cls, name: str, engine: Engine) -> "Player":
-        """A strategy player from an engine whose strategy sums hold average probabilities."""
-        return cls(name, simulator.STRATEGY, engine.config,
-                   (engine.strat_sum, engine.entry_offset, engine.bucket_of, engine.bucket_width))
+    def of_strategy(cls, name: str, config: GameConfig, tree: PublicTree, layout: StrategyLayout,
+                    probabilities: np.ndarray) -> "Player":
+        """A strategy player: average probabilities (float32) laid out by ``layout``."""
+        return cls(name, simulator.STRATEGY, config, np.asarray(probabilities, dtype=np.float32), layout, tree)
+
+    def arrays(self, rounds: int, n_states: int) -> simulator.PlayerArrays:
+        """What the simulator kernels read of this player."""
+        if self.layout is None:
+            layout = LayoutArrays(np.zeros(1, np.int64), np.ones(rounds, np.int64), np.zeros((rounds, n_states), np.int64),
+                                  np.zeros((rounds, 1, 1)), False)
+            return simulator.PlayerArrays(self.code, read_only(np.zeros(1, np.float32)), layout)
+        return simulator.PlayerArrays(self.code, read_only(self.probabilities), self.layout.kernel_arrays())
 
 
 def load_player(spec: str) -> Player:
     """``rule``, ``station``, ``random`` or a strategy directory; ValueError otherwise."""
     if spec in BASELINES:
         return Player(spec, simulator.PLAYER_CODES[spec])
-    from .strategy import load_strategy  # a strategy loads its engine lazily
-
     path = Path(spec)
     if not path.is_dir():
         raise ValueError(f"player {spec!r} is neither a baseline ({', '.join(BASELINES)}) nor a strategy directory")
-    return Player.from_engine(str(path), load_strategy(path).engine)
+    saved = load_strategy_file(path / STRATEGY_NAME)
+    return Player.of_strategy(str(path), saved.config, saved.tree, saved.layout, saved.probabilities)
 
 
 def _game_of(config: GameConfig) -> GameConfig:
@@ -82,28 +95,18 @@ def match_config(players: list[Player], config: GameConfig | None) -> GameConfig
     return game
 
 
-def _player_tuple(player: Player, n_rounds: int, n_states: int):
-    if player.arrays is None:
-        return (np.int64(player.code), np.zeros(1, np.float32), np.zeros(1, np.int64),
-                np.zeros((n_rounds, n_states), np.int64), np.ones(n_rounds, np.int64))
-    probs, offset, bucket_of, width = player.arrays
-    return (np.int64(player.code), np.ascontiguousarray(probs, np.float32), np.ascontiguousarray(offset, np.int64),
-            np.ascontiguousarray(bucket_of, np.int64), np.ascontiguousarray(width, np.int64))
-
-
 @dataclass
-class GameArrays:
-    """What the simulator kernels need of a game."""
+class MatchGame:
+    """A game ready for the simulator: its config, public tree and kernel arrays."""
 
     config: GameConfig
-    tree: object
-    tree_args: tuple
-    code_to_value: np.ndarray
+    tree: PublicTree
+    arrays: simulator.GameArrays
     n_states: int
 
     @classmethod
-    def of(cls, config: GameConfig, tree=None) -> "GameArrays":
-        """``tree``: the game's public tree if already built (an engine's)."""
+    def of(cls, config: GameConfig, tree: PublicTree | None = None) -> "MatchGame":
+        """``tree``: the game's public tree if already at hand (a strategy's)."""
         if tree is None:
             plan_solve(config).check_tree_fits()
             tree = build_tree(config)
@@ -111,9 +114,20 @@ class GameArrays:
         codes = ev.value_codes.astype(np.int64)
         code_to_value = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
         code_to_value[codes] = np.arange(len(codes))
-        args = (tree.kind, tree.seat.astype(np.int64), tree.contrib, tree.first_child.astype(np.int64),
-                tree.n_children.astype(np.int64), tree.action, tree.round.astype(np.int64))
-        return cls(config, tree, args, code_to_value, ev.n_values)
+        arrays = simulator.GameArrays(tree.kind, tree.seat.astype(np.int64), tree.contrib,
+                                      tree.first_child.astype(np.int64), tree.n_children.astype(np.int64), tree.action,
+                                      tree.round.astype(np.int64), config.draws, config.suits, config.ranks,
+                                      config.hand_size, code_to_value)
+        return cls(config, tree, arrays, ev.n_values)
+
+    @classmethod
+    def for_players(cls, config: GameConfig, players: list[Player]) -> "MatchGame":
+        """The game, reusing a strategy player's tree (the same betting tree: buckets aside)."""
+        trees = [p.tree for p in players if p.tree is not None]
+        return cls.of(config, trees[0] if trees else None)
+
+    def player_arrays(self, player: Player) -> simulator.PlayerArrays:
+        return player.arrays(self.config.rounds, self.n_states)
 
 
 @dataclass
@@ -173,7 +187,7 @@ class HandRecord:
     payoff: list[float]    # chips won by seat
 
 
-def play_hand(game: GameArrays, deck, button: Player, big_blind: Player, seed: int = 0) -> HandRecord:
+def play_hand(game: MatchGame, deck, button: Player, big_blind: Player, seed: int = 0) -> HandRecord:
     """Play one hand with the deck in the given order (card numbers; see ``abstractions.cards``)."""
     from abstractions.cards import Deck, format_cards
 
@@ -181,38 +195,35 @@ def play_hand(game: GameArrays, deck, button: Player, big_blind: Player, seed: i
     deck = np.asarray(deck, dtype=np.int64)
     if sorted(deck.tolist()) != list(range(cfg.ranks * cfg.suits)):
         raise ValueError(f"a deck order must hold each of the {cfg.ranks * cfg.suits} cards once")
-    players = (_player_tuple(button, cfg.rounds, game.n_states), _player_tuple(big_blind, cfg.rounds, game.n_states))
+    players = (game.player_arrays(button), game.player_arrays(big_blind))
     hands = np.empty((2, cfg.hand_size), np.int64)
     payoff = np.empty(2)
     state = np.array([seed], dtype=np.uint64)
-    node = simulator.play_hand(deck, players, np.array([0, 1]), state, *game.tree_args, cfg.draws, cfg.suits,
-                               cfg.ranks, cfg.hand_size, game.code_to_value, hands, payoff)
+    node = simulator.play_hand(deck, players, np.array([0, 1]), state, game.arrays, hands, payoff)
     card_deck = Deck(cfg.ranks, cfg.suits)
     return HandRecord(game.tree.history(int(node)), [format_cards(sorted(h), card_deck) for h in hands.tolist()],
                       payoff.tolist())
 
 
-def play_deals(game: GameArrays, player_a: Player, player_b: Player, deals: int, seed: int,
+def play_deals(game: MatchGame, player_a: Player, player_b: Player, deals: int, seed: int,
                progress=None) -> np.ndarray:
     """(deals, 2) chips won by A per deal: with the button, then in the big blind.
 
     Deals are played in chunks (``progress(done, deals)`` after each); deal ``i``
     depends only on the seed and ``i``, so chunking changes nothing.
     """
-    cfg = game.config
-    players = (_player_tuple(player_a, cfg.rounds, game.n_states), _player_tuple(player_b, cfg.rounds, game.n_states))
+    players = (game.player_arrays(player_a), game.player_arrays(player_b))
     out = np.zeros((deals, 2))
     for lo in range(0, deals, CHUNK_DEALS):
         hi = min(lo + CHUNK_DEALS, deals)
-        simulator.play_match(players, lo, hi, seed, cfg.ranks * cfg.suits, *game.tree_args, cfg.draws, cfg.suits,
-                             cfg.ranks, cfg.hand_size, game.code_to_value, out)
+        simulator.play_match(players, lo, hi, seed, game.arrays, out)
         if progress is not None:
             progress(hi, deals)
     return out
 
 
 def play_match(config: GameConfig | None, a: str | Player, b: str | Player, hands: int, seed: int = 0,
-               game: GameArrays | None = None, progress=None) -> MatchResult:
+               game: MatchGame | None = None, progress=None) -> MatchResult:
     """``hands`` games (rounded up to whole duplicate pairs) of A against B."""
     if hands < 2:
         raise ValueError("a match needs at least 2 hands (one duplicate deal)")
@@ -221,7 +232,7 @@ def play_match(config: GameConfig | None, a: str | Player, b: str | Player, hand
     player_a = a if isinstance(a, Player) else load_player(a)
     player_b = b if isinstance(b, Player) else load_player(b)
     config = match_config([player_a, player_b], config)
-    game = game if game is not None and game.config == config else GameArrays.of(config)
+    game = game if game is not None and game.config == config else MatchGame.for_players(config, [player_a, player_b])
     deals = (hands + 1) // 2
     start = time.perf_counter()
     chips = play_deals(game, player_a, player_b, deals, seed, progress)
@@ -247,23 +258,23 @@ def hand_of_each_class(config: GameConfig) -> np.ndarray:
 def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tuple[float, float]:
     """A's expected values against B in the solver's model (independent decks), mbb/hand, exact:
     (A with the button, A in the big blind), from one evaluate walk each. Their mean is
-    what a duplicate match estimates in the model."""
-    from . import kernels
+    what a duplicate match estimates in the model.
 
+    Both players' policies per value class go into one full-resolution
+    strategy (each seat's nodes from its player), which an evaluate walk plays.
+    """
     config = match_config([a, b], config)
-    plan = plan_solve(config)
-    plan.check_tree_fits()
-    engine = Engine(config, check_memory=False, strategy=np.zeros(plan.storage_entries, dtype=np.float32))
-    game = GameArrays.of(config, engine.tree)
-    kind, seat, _, first_child, n_children, action, node_round = game.tree_args
+    game = MatchGame.for_players(config, [a, b])
+    model = get_draw_model(config.ranks, config.suits, config.hand_size)
+    layout = StrategyLayout.build(game.tree, model.legal)
+    walker = Walker(game.tree, layout, model)
+    play = np.zeros(layout.n_entries, dtype=np.float32)
     hands = hand_of_each_class(config)
     values = []
     for a_seat in (0, 1):
         for player, at in ((a, a_seat), (b, 1 - a_seat)):
-            simulator.fill_class_policy(_player_tuple(player, config.rounds, game.n_states), at, kind, seat,
-                                        first_child, n_children, action, node_round, config.draws,
-                                        engine.model.legal, hands, config.suits, config.ranks, game.code_to_value,
-                                        engine.entry_offset, engine.strat_sum)
-        button = engine._walk(0, kernels.EVALUATE, engine.schedule.params(1))
+            simulator.fill_class_policy(game.player_arrays(player), at, game.arrays, model.legal, hands,
+                                        layout.kernel_arrays(), play)
+        button = walker.walk(0, kernels.EVALUATE, play)
         values.append(1000.0 * (button if a_seat == 0 else -button) / config.big_blind)
     return values[0], values[1]

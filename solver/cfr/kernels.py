@@ -50,12 +50,28 @@ costs an atomic reference-count pair.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
-BET, DRAW, FOLD, SHOWDOWN = 0, 1, 2, 3
+from ..game.tree import DRAW, FOLD, SHOWDOWN
+
 UPDATE, BEST_RESPONSE, EVALUATE = 0, 1, 2
 FULL, COLLECT, TRUNK = 0, 1, 2
+
+# Kernel arguments come in named groups (each built once in Python by the walker):
+# the public tree's arrays, the draw model's tables, the discount of one iteration,
+# the cut subtrees with their reach and value buffers, a walk's work buffers, and
+# the nodes whose reach and values a walk records. The layout comes as
+# ``solver.game.layout.LayoutArrays``.
+TreeArrays = namedtuple("TreeArrays", "kind seat contrib first_child n_children node_round max_depth n_actions_max")
+DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_prob set_size hand_size")
+Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weight")
+Cuts = namedtuple("Cuts", "nodes index reach value")
+Record = namedtuple("Record", "index reach value")
+WorkBuffers = namedtuple("WorkBuffers", "reach child_val strat stack_node stack_next agg temp chance_at chance_level "
+                                        "ones per_bucket bucket_sums scratch")
 
 
 @njit(cache=True, fastmath=True)
@@ -102,9 +118,10 @@ def _regret_match(rows, n_act, is_draw, mask, out, total, uniform):
 
 
 @njit(cache=True)
-def _draw_reach(reach, strat_row, draw, legal, keep_set, set_start, set_value, set_prob, set_size,
-                hand_size, agg, out):
+def _draw_reach(reach, strat_row, draw, draws, agg, out):
     """Reach after drawing ``draw``: sum_v reach[v] * sigma(v, draw) * T_draw(v, .)."""
+    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
+                                                                 draws.set_value, draws.set_prob, draws.set_size)
     n_states = reach.shape[0]
     if draw == 0:
         for v in range(n_states):
@@ -116,7 +133,7 @@ def _draw_reach(reach, strat_row, draw, legal, keep_set, set_start, set_value, s
             agg[keep_set[v, draw]] += reach[v] * strat_row[v]
     out[:] = 0.0
     for k in range(len(set_size)):
-        if set_size[k] != hand_size - draw:
+        if set_size[k] != draws.hand_size - draw:
             continue
         mass = agg[k]
         if mass == 0.0:
@@ -126,16 +143,17 @@ def _draw_reach(reach, strat_row, draw, legal, keep_set, set_start, set_value, s
 
 
 @njit(cache=True)
-def _draw_value(child_value, draw, legal, keep_set, set_start, set_value, set_prob, set_size,
-                hand_size, agg, out):
+def _draw_value(child_value, draw, draws, agg, out):
     """Value before drawing ``draw``: Q[v] = sum_w T_draw(v, w) * child_value[w] (0 if illegal)."""
+    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
+                                                                 draws.set_value, draws.set_prob, draws.set_size)
     n_states = child_value.shape[0]
     if draw == 0:
         for v in range(n_states):
             out[v] = child_value[v]
         return
     for k in range(len(set_size)):
-        if set_size[k] != hand_size - draw:
+        if set_size[k] != draws.hand_size - draw:
             continue
         total = 0.0
         for j in range(set_start[k], set_start[k + 1]):
@@ -208,51 +226,68 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
     number of classes at full resolution).
     """
     width = max(max_width, n_states)
-    return (np.empty((max_depth + 1, 2, n_states)),
-            # children's values, and in the last slot the node's own value when it is not written
-            # straight into its parent's slot
-            np.empty((max_depth + 1, n_actions_max + 1, n_states)),
-            np.empty((max_depth + 1, n_actions_max, n_states)),
-            np.empty(max_depth + 1, np.int64),
-            np.empty(max_depth + 1, np.int64),
-            np.empty(max(n_sets, 1)),
-            np.empty(width),
-            np.empty((max_depth + 1, n_states)),       # traverser's chance-only reach
-            np.empty(max_depth + 1, np.int64),         # level whose chance vector is current
-            np.ones(n_states),
-            np.empty((n_actions_max, max_width)),      # a node's strategy per bucket
-            np.empty((2, max_width)),                  # per-bucket sums
-            np.empty(width))                           # scratch of regret matching
+    return WorkBuffers(
+        np.empty((max_depth + 1, 2, n_states)),                  # both seats' reach per level
+        # children's values, and in the last slot the node's own value when it is not written
+        # straight into its parent's slot
+        np.empty((max_depth + 1, n_actions_max + 1, n_states)),
+        np.empty((max_depth + 1, n_actions_max, n_states)),      # the acting seat's strategy per level
+        np.empty(max_depth + 1, np.int64),                       # node per level
+        np.empty(max_depth + 1, np.int64),                       # next child per level
+        np.empty(max(n_sets, 1)),                                # draw-table scratch per kept set
+        np.empty(width),
+        np.empty((max_depth + 1, n_states)),                     # traverser's chance-only reach
+        np.empty(max_depth + 1, np.int64),                       # level whose chance vector is current
+        np.ones(n_states),
+        np.empty((n_actions_max, max_width)),                    # a node's strategy per bucket
+        np.empty((2, max_width)),                                # per-bucket sums
+        np.empty(width))                                         # scratch of regret matching
 
 
 @njit(cache=True)
-def _node_strategy(source, start, n_act, width, is_draw, bucketed, rnd, bucket_of, legal_mask,
-                   per_bucket, total, uniform, out):
-    """The strategy at a decision node per class into ``out[:n_act]``, from ``source`` rows.
+def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, uniform, out):
+    """The strategy at a decision node per class into ``out[:n_act]``, from the ``play`` rows
+    starting at ``start`` (regrets, strategy sums or probabilities).
 
-    Rows hold ``width`` entries (buckets of the node's round, or classes); a
-    bucket's strategy is copied to each of its classes. ``legal_mask[rnd]`` is
-    (draws + 1, width), 1.0 where a draw count is legal.
+    Rows hold ``layout.row_width[rnd]`` entries (buckets of the round, or
+    classes); a bucket's strategy is copied to each of its classes.
     """
-    rows = source[start:start + n_act * width].reshape((n_act, width))
-    if not bucketed:
-        _regret_match(rows, n_act, is_draw, legal_mask[rnd], out, total, uniform)
+    width = layout.row_width[rnd]
+    rows = play[start:start + n_act * width].reshape((n_act, width))
+    if not layout.bucketed:
+        _regret_match(rows, n_act, is_draw, layout.legal_mask[rnd], out, total, uniform)
         return
-    _regret_match(rows, n_act, is_draw, legal_mask[rnd], per_bucket, total, uniform)
+    _regret_match(rows, n_act, is_draw, layout.legal_mask[rnd], per_bucket, total, uniform)
+    row_of = layout.row_of
     n_states = out.shape[1]
     for a in range(n_act):
         for s in range(n_states):
-            out[a, s] = per_bucket[a, bucket_of[rnd, s]]
+            out[a, s] = per_bucket[a, row_of[rnd, s]]
+
+
+@njit(cache=True, fastmath=True)
+def _discounted_regret(old, gained, lost, discount):
+    """A regret after one iteration: the old one discounted, plus ``gained - lost``, floored
+    at zero for CFR+ (the one DCFR/CFR+/linear/vanilla update)."""
+    scaled = old * discount.pos_scale if old > 0.0 else old * discount.neg_scale
+    new = scaled + gained - lost
+    if discount.floor > 0.0 and new < 0.0:
+        new = 0.0
+    return new
+
+
+@njit(cache=True, fastmath=True)
+def _discounted_sum(old, added, discount):
+    """A strategy sum after one iteration: the old one discounted, plus ``added`` (the
+    iteration's reach-weighted strategy, already times ``discount.sum_weight``)."""
+    return old * discount.sum_scale + added
 
 
 @njit(cache=True, fastmath=True)
 def _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of_round, chance, own_reach, strat,
-                    child_val, val, iteration_params, bucket_sums):
+                    child_val, val, discount, bucket_sums):
     """Regret and strategy-sum update of a bucketed node: a bucket's regret sums its classes'
     counterfactual regrets (value differences weighted by the traverser's chance-only reach)."""
-    pos_scale, neg_scale = iteration_params[0], iteration_params[1]
-    floor_at_zero = iteration_params[2] > 0.0
-    sum_scale, sum_weight = iteration_params[3], iteration_params[4]
     for a in range(n_act):
         bucket_sums[:, :width] = 0.0
         for s in range(len(val)):
@@ -261,52 +296,44 @@ def _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of_round, c
             bucket_sums[1, b] += own_reach[s] * strat[a, s]
         base = rows_at + a * width
         for b in range(width):
-            old = regret[base + b]
-            scaled = old * pos_scale if old > 0.0 else old * neg_scale
-            new = scaled + bucket_sums[0, b]
-            if floor_at_zero and new < 0.0:
-                new = 0.0
-            regret[base + b] = new
-            strat_sum[base + b] = strat_sum[base + b] * sum_scale + sum_weight * bucket_sums[1, b]
+            regret[base + b] = _discounted_regret(regret[base + b], bucket_sums[0, b], 0.0, discount)
+            strat_sum[base + b] = _discounted_sum(strat_sum[base + b], discount.sum_weight * bucket_sums[1, b], discount)
 
 
 @njit(cache=True, fastmath=True)
-def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iteration_params,
-             kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index,
-             legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
-             regret, strat_sum, cut_reach, cut_value, work, out_value, record):
+def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, discount, tree, layout, draws,
+             play, regret, strat_sum, cuts, work, out_value, record):
     """Walk the subtree under ``root``; write the traverser's value vector to ``out_value``.
 
     ``chance`` is the traverser's chance-only reach at ``root`` (used with
-    buckets). ``abstraction`` = (bucketed, bucket_of (rounds, N), bucket_width
-    (rounds,), legal_mask (rounds, draws + 1, width): 1.0 where a bucket may
-    draw that count); a decision node's rows start at ``entry_offset[node]``
-    and are ``bucket_width[round]`` wide.
-
-    ``iteration_params`` = (pos_scale, neg_scale, floor, sum_scale, sum_weight);
-    ``work`` is a buffer set from :func:`make_work` (reused across calls).
-    ``record`` = (index, reach, value): a node with ``index[node] = r >= 0`` gets
-    both seats' reach vectors in ``reach[r]`` and the traverser's value vector
-    in ``value[r, traverser]`` (strategy tables use this).
+    buckets). ``play`` holds the rows whose normalisation is the strategy
+    played: the regrets in ``UPDATE``, the strategy sums or saved
+    probabilities in ``BEST_RESPONSE`` and ``EVALUATE``; ``regret`` and
+    ``strat_sum`` are written in ``UPDATE`` only. ``tree``, ``layout``,
+    ``draws``, ``discount``, ``cuts``, ``work`` and ``record`` are the named
+    groups of the module header; ``work`` comes from :func:`make_work` and is
+    reused across calls. A node with ``record.index[node] = r >= 0`` gets both
+    seats' reach vectors in ``record.reach[r]`` and the traverser's value
+    vector in ``record.value[r, traverser]`` (strategy tables use this).
 
     Hot loops index whole buffers (``reach[depth, seat, s]``) rather than row
     views: every view costs an atomic reference-count pair.
     """
-    rec_index, rec_reach, rec_value = record
+    kind, seat, contrib, first_child, n_children, node_round = (tree.kind, tree.seat, tree.contrib,
+                                                                 tree.first_child, tree.n_children, tree.node_round)
+    entry_offset, row_width, legal_mask = layout.entry_offset, layout.row_width, layout.legal_mask
+    bucketed = layout.bucketed
+    legal = draws.legal
+    cut_index, cut_reach, cut_value = cuts.index, cuts.reach, cuts.value
+    rec_index, rec_reach, rec_value = record.index, record.reach, record.value
     n_states = reach_button.shape[0]
-    pos_scale = iteration_params[0]
-    neg_scale = iteration_params[1]
-    floor_at_zero = iteration_params[2] > 0.0
-    sum_scale = iteration_params[3]
-    sum_weight = iteration_params[4]
     opponent = 1 - traverser
 
-    (reach, child_val, strat, stack_node, stack_next, agg, temp,
-     chance_at, chance_level, ones, per_bucket, bucket_sums, scratch) = work
-    bucketed, bucket_of, bucket_width, legal_mask = abstraction
+    reach, child_val, strat, stack_node, stack_next = (work.reach, work.child_val, work.strat, work.stack_node,
+                                                       work.stack_next)
+    agg, temp, chance_at, chance_level, ones = work.agg, work.temp, work.chance_at, work.chance_level, work.ones
+    per_bucket, bucket_sums, scratch = work.per_bucket, work.bucket_sums, work.scratch
     track_chance = bucketed and policy == UPDATE
-    # Array variables are reference counted on every assignment: pick the rows' source once.
-    source = regret if policy == UPDATE else strat_sum
     own_slot = child_val.shape[1] - 1
 
     for s in range(n_states):
@@ -328,15 +355,15 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
         is_draw = kind[node] == DRAW
         rows_at = entry_offset[node]
         rnd = node_round[node]
-        width = bucket_width[rnd]
+        width = row_width[rnd]
         if k == 0:
             # Entering: the acting seat's strategy at this node.
             if policy == UPDATE or policy == EVALUATE or acting == opponent:
                 if bucketed:
-                    _node_strategy(source, rows_at, n_act, width, is_draw, bucketed, rnd, bucket_of, legal_mask,
-                                   per_bucket, temp, scratch, strat[depth])
+                    _node_strategy(play, rows_at, n_act, rnd, is_draw, layout, per_bucket, temp, scratch,
+                                   strat[depth])
                 else:
-                    rows = source[rows_at:rows_at + n_act * width].reshape((n_act, width))
+                    rows = play[rows_at:rows_at + n_act * width].reshape((n_act, width))
                     _regret_match(rows, n_act, is_draw, legal_mask[rnd], strat[depth], temp, scratch)
             # (Best response at the traverser's own nodes needs no strategy.)
             # The seat not acting keeps its reach for every child.
@@ -358,16 +385,14 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
             elif is_draw:
-                _draw_reach(reach[depth, acting], strat[depth, k], k, legal, keep_set, set_start, set_value,
-                            set_prob, set_size, hand_size, agg, reach[depth + 1, acting])
+                _draw_reach(reach[depth, acting], strat[depth, k], k, draws, agg, reach[depth + 1, acting])
             else:
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
             if track_chance and needs_reach:
                 # Chance-only reach changes only at the traverser's own draws.
                 if is_draw and acting == traverser:
-                    _draw_reach(chance_at[chance_level[depth]], ones, k, legal, keep_set, set_start, set_value,
-                                set_prob, set_size, hand_size, agg, chance_at[depth + 1])
+                    _draw_reach(chance_at[chance_level[depth]], ones, k, draws, agg, chance_at[depth + 1])
                     chance_level[depth + 1] = depth + 1
                 else:
                     chance_level[depth + 1] = chance_level[depth]
@@ -390,8 +415,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                     if track_chance:
                         cut_reach[c, 2, :] = chance_at[chance_level[depth + 1]]
                 elif is_draw and acting == traverser:
-                    _draw_value(cut_value[c], k, legal, keep_set, set_start, set_value, set_prob, set_size,
-                                hand_size, agg, child_val[depth, k])
+                    _draw_value(cut_value[c], k, draws, agg, child_val[depth, k])
                 else:
                     child_val[depth, k, :] = cut_value[c, :]
             else:
@@ -444,18 +468,15 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                         sums = strat_sum[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
                         for a in range(n_act):
                             for s in range(n_states):
-                                old = reg[a, s]
-                                scaled = old * pos_scale if old > 0.0 else old * neg_scale
-                                new = scaled + child_val[depth, a, s] - child_val[vd, vk, s]
-                                if floor_at_zero and new < 0.0:
-                                    new = 0.0
-                                reg[a, s] = new
-                                sums[a, s] = (sums[a, s] * sum_scale
-                                              + sum_weight * reach[depth, traverser, s] * strat[depth, a, s])
+                                reg[a, s] = _discounted_regret(reg[a, s], child_val[depth, a, s],
+                                                               child_val[vd, vk, s], discount)
+                                sums[a, s] = _discounted_sum(
+                                    sums[a, s], discount.sum_weight * reach[depth, traverser, s] * strat[depth, a, s],
+                                    discount)
                     else:
-                        _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of[rnd],
+                        _update_buckets(regret, strat_sum, rows_at, n_act, width, layout.row_of[rnd],
                                         chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
-                                        child_val[depth], child_val[vd, vk], iteration_params, bucket_sums)
+                                        child_val[depth], child_val[vd, vk], discount, bucket_sums)
             else:
                 for s in range(n_states):
                     child_val[vd, vk, s] = child_val[depth, 0, s]
@@ -470,57 +491,45 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, iter
                 out_value[:] = child_val[0, own_slot]
             elif parent_draws:
                 slot = stack_next[depth] - 1
-                _draw_value(child_val[depth + 1, own_slot], slot, legal, keep_set, set_start, set_value, set_prob,
-                            set_size, hand_size, agg, child_val[depth, slot])
+                _draw_value(child_val[depth + 1, own_slot], slot, draws, agg, child_val[depth, slot])
     return 0
 
 
 @njit(cache=True, parallel=True)
-def traverse_all(traverser, policy, iteration_params, deal_prob,
-                 kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index, cut_nodes,
-                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size,
-                 bucketed, bucket_of, bucket_width, legal_mask,
-                 regret, strat_sum, cut_reach, cut_value, max_depth, n_actions_max, n_threads, record):
+def traverse_all(traverser, policy, discount, deal_prob, tree, layout, draws, play, regret, strat_sum, cuts,
+                 n_threads, record):
     """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
 
-    Subtrees are split into ``n_threads`` contiguous chunks (the split does not
-    change any result: each subtree's arithmetic is the same in any chunk). The
-    abstraction comes as separate arguments (a tuple costs Numba's dispatcher
-    microseconds per call, which small games feel).
+    The trunk above ``cuts.nodes`` is walked twice (collecting the reach that
+    arrives at each cut, then using the cuts' values); the subtrees below are
+    split into ``n_threads`` contiguous chunks (the split does not change any
+    result: each subtree's arithmetic is the same in any chunk).
     """
-    abstraction = (bucketed, bucket_of, bucket_width, legal_mask)
     n_states = deal_prob.shape[0]
-    max_width = bucket_width.max()
+    max_width = layout.row_width.max()
     root_value = np.zeros(n_states)
-    n_cuts = len(cut_nodes)
-    work = make_work(max_depth, n_actions_max, n_states, len(set_size), max_width)
+    n_cuts = len(cuts.nodes)
+    n_sets = len(draws.set_size)
+    work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
     first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, iteration_params,
-             kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index,
-             legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
-             regret, strat_sum, cut_reach, cut_value, work, root_value, record)
+    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, discount, tree, layout, draws,
+             play, regret, strat_sum, cuts, work, root_value, record)
     if n_cuts > 0 and n_threads <= 1:
         for c in range(n_cuts):
-            traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], cut_reach[c, 2], traverser, policy,
-                     FULL, iteration_params, kind, seat, contrib, first_child, n_children, entry_offset,
-                     node_round, cut_index, legal, keep_set, set_start, set_value, set_prob, set_size,
-                     hand_size, abstraction, regret, strat_sum, cut_reach, cut_value, work, cut_value[c], record)
+            traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
+                     discount, tree, layout, draws, play, regret, strat_sum, cuts, work, cuts.value[c], record)
     elif n_cuts > 0:
         # Contiguous chunks of subtrees, one buffer set per chunk.
         n_chunks = min(n_cuts, n_threads)
         for chunk in prange(n_chunks):
-            chunk_work = make_work(max_depth, n_actions_max, n_states, len(set_size), max_width)
+            chunk_work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
             for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
-                traverse(cut_nodes[c], cut_reach[c, 0], cut_reach[c, 1], cut_reach[c, 2], traverser, policy,
-                         FULL, iteration_params, kind, seat, contrib, first_child, n_children, entry_offset,
-                         node_round, cut_index, legal, keep_set, set_start, set_value, set_prob, set_size,
-                         hand_size, abstraction, regret, strat_sum, cut_reach, cut_value, chunk_work,
-                         cut_value[c], record)
+                traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy,
+                         FULL, discount, tree, layout, draws, play, regret, strat_sum, cuts, chunk_work,
+                         cuts.value[c], record)
     if n_cuts > 0:
-        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, iteration_params,
-                 kind, seat, contrib, first_child, n_children, entry_offset, node_round, cut_index,
-                 legal, keep_set, set_start, set_value, set_prob, set_size, hand_size, abstraction,
-                 regret, strat_sum, cut_reach, cut_value, work, root_value, record)
+        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, discount, tree, layout, draws,
+                 play, regret, strat_sum, cuts, work, root_value, record)
     total = 0.0
     for s in range(n_states):
         total += deal_prob[s] * root_value[s]
@@ -528,28 +537,25 @@ def traverse_all(traverser, policy, iteration_params, deal_prob,
 
 
 @njit(cache=True)
-def average_all(kind, n_children, entry_offset, node_round, legal, abstraction, strat_sum, n_states, out,
-                node_lo, node_hi, out_start):
-    """Normalised average strategy of decision nodes ``node_lo..node_hi-1`` into ``out``.
+def average_slots(slot_round, slot_kind, slot_actions, slot_offset, layout, strat_sum, out, slot_lo, slot_hi):
+    """Normalised average strategy of slots ``slot_lo..slot_hi-1`` into ``out``.
 
-    ``out[i]`` holds storage entry ``out_start + i`` (same layout as the sums:
-    per bucket when the game is bucketed), so a big strategy can be written in
-    chunks.
+    ``out[i]`` holds storage entry ``slot_offset[slot_lo] + i`` (the layout's
+    entries: per bucket when the game is bucketed), so a big strategy can be
+    written in chunks.
     """
-    bucketed, bucket_of, bucket_width, legal_mask = abstraction
-    max_width = max(bucket_width.max(), n_states)
+    max_width = layout.row_width.max()
     buffer = np.empty((8, max_width))
     total = np.empty(max_width)
     uniform = np.empty(max_width)
-    for node in range(node_lo, node_hi):
-        if kind[node] > DRAW:
-            continue
-        n_act = n_children[node]
-        rnd = node_round[node]
-        width = bucket_width[rnd]
-        start = entry_offset[node]
+    out_start = slot_offset[slot_lo]
+    for slot in range(slot_lo, slot_hi):
+        n_act = np.int64(slot_actions[slot])
+        rnd = np.int64(slot_round[slot])
+        width = layout.row_width[rnd]
+        start = slot_offset[slot]
         rows = strat_sum[start:start + n_act * width].reshape((n_act, width))
-        _regret_match(rows, n_act, kind[node] == DRAW, legal_mask[rnd], buffer, total, uniform)
+        _regret_match(rows, n_act, slot_kind[slot] == DRAW, layout.legal_mask[rnd], buffer, total, uniform)
         for a in range(n_act):
             for b in range(width):
                 out[start - out_start + a * width + b] = buffer[a, b]

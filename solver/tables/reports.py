@@ -15,8 +15,8 @@ import numpy as np
 
 from abstractions.cards import rank_name
 
+from ..game.tree import DRAW, SEAT_NAMES
 from .strategy import BET_COLUMNS, Strategy
-from .tree import DRAW, SEAT_NAMES
 
 
 def class_groups(strategy: Strategy) -> tuple[np.ndarray, list[str]]:
@@ -51,7 +51,7 @@ class Summary:
 
 
 def summarise(strategy: Strategy) -> Summary:
-    tree, model = strategy.tree, strategy.engine.model
+    tree, deal = strategy.tree, strategy.walker.model.deal_prob
     group_of, labels = class_groups(strategy)
     n_groups = len(labels)
     hand = strategy.config.hand_size
@@ -72,7 +72,7 @@ def summarise(strategy: Strategy) -> Summary:
             node = int(node)
             seat = int(tree.seat[node])
             rnd = int(tree.round[node])
-            reach = batch.reach[i, seat] * batch.reach[i, 1 - seat].sum()
+            reach = batch.reach_of(i, seat)
             if node == 0:
                 root_value = batch.value[i] * 1000.0  # per dealt class; the opponent's reach at the root is 1
             if reach.sum() <= 0:
@@ -100,7 +100,6 @@ def summarise(strategy: Strategy) -> Summary:
     for key, mass in bet_mass.items():
         out.bet_reach[key] = mass[:, 0]
         out.bet_freq[key] = _divide(mass[:, 1:], mass[:, :1])
-    deal = model.deal_prob
     out.deal_prob = np.bincount(group_of, weights=deal, minlength=n_groups)
     for s in (0, 1):
         out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * root_value[s], minlength=n_groups),

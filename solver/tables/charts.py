@@ -8,19 +8,24 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 
+from abstractions.files import atomic_write
+
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "badugi"  # stable SVG ids: regenerated charts diff cleanly
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def _save(fig, path: Path) -> list[Path]:
-    """Write a figure as PNG and SVG beside each other and close it."""
+def save_figure(fig, path: Path) -> list[Path]:
+    """Write a figure as PNG and SVG beside each other (each whole or not at all) and close it."""
     written = []
-    for suffix in (".png", ".svg"):
-        target = Path(path).with_suffix(suffix)
-        fig.savefig(target, dpi=110, metadata={"Date": None} if suffix == ".svg" else None)
-        written.append(target)
-    plt.close(fig)
+    try:
+        for suffix in (".png", ".svg"):
+            target = Path(path).with_suffix(suffix)
+            with atomic_write(target) as f:
+                fig.savefig(f, format=suffix[1:], dpi=110, metadata={"Date": None} if suffix == ".svg" else None)
+            written.append(target)
+    finally:
+        plt.close(fig)
     return written
 
 
@@ -49,7 +54,7 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     fig.suptitle(title)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # Hand groups reaching a decision less often than this are left out of the charts:
@@ -88,7 +93,7 @@ def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="frequency (weighted by how often the hand gets here)")
     fig.suptitle(title)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
@@ -106,7 +111,7 @@ def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
     ax.set_ylabel("% of draw decisions (reach-weighted)")
     ax.set_title(title, fontsize=10)
     ax.legend()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_betting(summary, path: Path, title: str) -> list[Path]:
@@ -139,7 +144,7 @@ def plot_betting(summary, path: Path, title: str) -> list[Path]:
             ax.set_title(f"{SEAT_TITLES[seat]}, betting {street}", fontsize=10)
             ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(title)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_deal_ev(summary, path: Path, title: str) -> list[Path]:
@@ -156,4 +161,4 @@ def plot_deal_ev(summary, path: Path, title: str) -> list[Path]:
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    return _save(fig, path)
+    return save_figure(fig, path)

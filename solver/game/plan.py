@@ -1,19 +1,27 @@
 """Size and memory plan of a solve, computed without building the tree.
 
-Memory of a full-resolution solve: regrets and strategy sums (float32) for each
-action row of every decision node and each private state, the flattened tree
-(about 40 bytes a node) and the draw tables. Work buffers per thread are a few
-vectors per tree level and are counted in a fixed allowance.
+Memory of a solve: regrets and strategy sums (float32) for each entry of the
+strategy layout (each action row of every decision node times its row width:
+every private state at full resolution, the round's buckets otherwise), the
+flattened tree (about 40 bytes a node) and the draw tables. Work buffers per
+thread are a few vectors per tree level and are counted in a fixed allowance.
+
+>>> plan = plan_solve(load_preset("single-draw"))
+>>> plan.counts.betting_nodes, plan.private_states, plan.storage_entries
+(1758, 1092, 5220852)
+>>> plan.fits
+True
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from abstractions.evaluator import get_evaluator
 
-from .config import GameConfig
+from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
+from .layout import StrategyLayout
 from .tree import TreeCounts, count_tree
 
 BYTES_PER_ENTRY = 8          # float32 regret + float32 strategy sum
@@ -57,6 +65,11 @@ class SolvePlan:
         return any(self.config.buckets)
 
     @property
+    def row_widths(self) -> list[int]:
+        """Entries per action row in each round (at most: k-means may leave a bucket empty)."""
+        return StrategyLayout.planned_row_widths(self.config.buckets, self.config.rounds, self.private_states)
+
+    @property
     def fits(self) -> bool:
         # Leave a quarter of the machine to the system and other work.
         return self.bytes <= 0.75 * self.machine_bytes and self.tree_fits
@@ -88,7 +101,7 @@ class SolvePlan:
             f"entries:         {self.entries:,} (betting node, state) pairs",
         ]
         if self.bucketed:
-            widths = "/".join(str(w) for w in row_widths(self.config, self.private_states))
+            widths = "/".join(str(w) for w in self.row_widths)
             lines += [
                 f"buckets:         {widths} per round (strategies shared within a bucket)",
                 f"memory:          {format_bytes(self.bytes)} for this bucketed solve "
@@ -128,16 +141,11 @@ def format_bytes(n: float) -> str:
     raise AssertionError
 
 
-def row_widths(config: GameConfig, n_states: int) -> list[int]:
-    """Entries per action row in each round: the round's bucket count, or every class."""
-    buckets = config.buckets or (0,) * config.rounds
-    return [min(b, n_states) if b > 0 else n_states for b in buckets]
-
-
 def plan_solve(config: GameConfig) -> SolvePlan:
     counts = count_tree(config)
     states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
-    storage = sum(rows * width for rows, width in zip(counts.rows_by_round, row_widths(config, states)))
+    widths = StrategyLayout.planned_row_widths(config.buckets, config.rounds, states)
+    storage = sum(rows * width for rows, width in zip(counts.rows_by_round, widths))
     fixed = counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
     full = (counts.betting_rows + counts.draw_rows) * states * BYTES_PER_ENTRY + fixed
     return SolvePlan(config, counts, states, counts.betting_nodes * states, storage,

@@ -21,9 +21,13 @@ from typing import Callable
 import numba
 import numpy as np
 
-from .checkpoint import CHECKPOINT_NAME, STRATEGY_NAME, load_checkpoint, save_checkpoint, save_strategy
-from .config import GameConfig
-from .engine import Engine, Exploitability
+from abstractions.files import atomic_write
+
+from ..game.config import GameConfig
+from ..game.tree import BET
+from .engine import Engine
+from .files import CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint, save_strategy
+from .walker import Exploitability
 
 CHECK_SHARE = 0.1          # exploitability checks may take about this share of the time
 CHECKPOINT_SECONDS = 60.0  # periodic checkpoint on long runs
@@ -59,7 +63,7 @@ def _summary(result: SolveResult, compile_seconds: float) -> dict:
         "br_big_blind_mbb": 1000.0 * x.br_big_blind,
         "value_seat": "button",
         "private_states": e.n_states,
-        "betting_nodes": int((e.tree.kind == 0).sum()),
+        "betting_nodes": int((e.tree.kind == BET).sum()),
         "memory_bytes": e.plan.bytes,
     }
 
@@ -86,19 +90,25 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
     out = Path(out_dir) if out_dir is not None else None
     checkpoint_path = out / CHECKPOINT_NAME if out else None
 
-    engine = Engine(config, algorithm)
     spent = 0.0
     convergence: list[tuple[int, float, float]] = []
     if resume:
         if checkpoint_path is None:
             raise ValueError("resume needs an output directory holding a checkpoint")
-        data = load_checkpoint(checkpoint_path, config, algorithm, expected_size=engine.regret.size)
+        data = load_checkpoint(checkpoint_path, config, algorithm)
+        # The checkpoint's own layout: a bucketed run resumes without clustering again.
+        engine = Engine(config, algorithm, row_of=data["row_of"])
+        if data["regret"].size != engine.regret.size:
+            raise CheckpointError(f"{checkpoint_path} does not match this game's tree ({data['regret'].size} "
+                                  f"entries, expected {engine.regret.size})")
         engine.regret[:] = data["regret"]
         engine.strat_sum[:] = data["strat_sum"]
         engine.iteration = int(data["iteration"])
         spent = float(data["seconds"])
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
+    else:
+        engine = Engine(config, algorithm)
 
     # Compile (or load from the cache) before timing, so run time is run time.
     compile_start = time.perf_counter()
@@ -108,7 +118,8 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
     def write_checkpoint():
         if checkpoint_path:
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
-                            np.array(convergence, dtype=np.float64).reshape(-1, 3), engine.regret, engine.strat_sum)
+                            np.array(convergence, dtype=np.float64).reshape(-1, 3), engine.regret, engine.strat_sum,
+                            engine.layout.row_of)
 
     start = time.perf_counter()
     base = spent
@@ -208,12 +219,14 @@ def write_outputs(result: SolveResult, compile_seconds: float = 0.0) -> None:
     out = result.out_dir
     out.mkdir(parents=True, exist_ok=True)
     e = result.engine
-    (out / "summary.json").write_text(json.dumps(_summary(result, compile_seconds), indent=2) + "\n")
-    with open(out / "convergence.csv", "w", newline="") as f:
+    with atomic_write(out / "summary.json", "w") as f:
+        f.write(json.dumps(_summary(result, compile_seconds), indent=2) + "\n")
+    with atomic_write(out / "convergence.csv", "w") as f:
         writer = csv.writer(f)
         writer.writerow(["iteration", "seconds", "exploitability_mbb"])
         for i, s, x in result.convergence:
             writer.writerow([i, f"{s:.3f}", f"{x:.6g}"])
-    (out / "config.toml").write_text(e.config.to_toml())
-    save_strategy(out / STRATEGY_NAME, e.config, e.algorithm, result.iterations, e.average_probability_chunks(),
-                  e.strat_sum.size, result.exploitability.exploitability_mbb, result.exploitability.game_value_mbb)
+    e.config.save(out / "config.toml")
+    x = result.exploitability
+    save_strategy(out / STRATEGY_NAME, e.config, e.algorithm, result.iterations, e.tree, e.layout,
+                  e.average_probability_chunks(), x.exploitability_mbb, x.game_value_mbb)

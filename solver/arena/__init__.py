@@ -1,0 +1,1 @@
+"""Real one-deck Badugi: the simulator and head-to-head matches with confidence intervals."""

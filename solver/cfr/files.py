@@ -1,0 +1,227 @@
+"""Versioned, self-describing checkpoints and strategy files (``.npz``, no pickles).
+
+Every file carries what it is (``kind``), its format ``version``, the game
+config (as TOML text), the algorithm and the iteration. Files are written
+through :func:`abstractions.files.atomic_write`, so a crash while writing
+leaves the previous file intact.
+
+- A **checkpoint** holds the seconds spent, the convergence history, the
+  regret and strategy-sum arrays, and the layout's class -> row maps, so a
+  resumed bucketed solve does not depend on clustering the same buckets again.
+- A **strategy file** holds the average strategy (one probability per layout
+  entry) with everything needed to read it: the strategy layout, the public
+  tree, and the exploitability and game value measured when it was written.
+  Reading it builds nothing: no engine, no clustering, and the probabilities
+  are memory-mapped, so a policy lookup in a multi-gigabyte file reads a few
+  rows.
+"""
+
+from __future__ import annotations
+
+import struct
+import tomllib
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from abstractions.files import atomic_write
+
+from ..game.config import ConfigError, GameConfig
+from ..game.layout import LayoutError, StrategyLayout
+from ..game.tree import PublicTree
+
+CHECKPOINT_VERSION = 2
+STRATEGY_VERSION = 2
+CHECKPOINT_NAME = "checkpoint.npz"
+STRATEGY_NAME = "strategy.npz"
+TREE_PREFIX, LAYOUT_PREFIX = "tree_", "layout_"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint or strategy file that cannot be used: damaged, another format, another game."""
+
+
+def _header(kind: str, version: int, config: GameConfig, algorithm: str, iteration: int) -> dict:
+    """The self-description every file carries: what it is, format, game, algorithm, iteration."""
+    return {"kind": np.array(kind), "version": np.array(version), "config_toml": np.array(config.to_toml()),
+            "algorithm": np.array(algorithm), "iteration": np.array(iteration, dtype=np.int64)}
+
+
+def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | None = None) -> None:
+    """An uncompressed ``.npz`` (the format of ``np.savez``), written atomically. ``streamed`` =
+    (name, size, float32 chunks): one big array written chunk by chunk, never held whole."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, value in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
+        if streamed is not None:
+            name, size, chunks = streamed
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
+                np.lib.format.write_array_header_2_0(entry, {"descr": np.lib.format.dtype_to_descr(
+                    np.dtype(np.float32)), "fortran_order": False, "shape": (size,)})
+                written = 0
+                for chunk in chunks:
+                    entry.write(np.ascontiguousarray(chunk, dtype=np.float32).tobytes())
+                    written += len(chunk)
+                if written != size:
+                    raise ValueError(f"{name} has {written} entries, expected {size}")
+
+
+def _read(path: Path, kind: str, versions: tuple[int, ...], mapped: str | None = None) -> dict:
+    """Every array of a file of ``kind`` (``mapped``: that one memory-mapped, read-only), with
+    ``config`` parsed; CheckpointError with a one-line reason otherwise."""
+    path = Path(path)
+    what = kind.split("-")[1]
+    if not path.is_file():
+        raise CheckpointError(f"no {what} file at {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files if name != mapped}
+            has_mapped = mapped in data.files
+        if has_mapped:
+            arrays[mapped] = _memory_map(path, f"{mapped}.npy")
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, struct.error) as err:
+        raise CheckpointError(f"{path} is damaged or not a badugi file ({type(err).__name__}: {err})") from None
+    if str(arrays.get("kind", "")) != kind:
+        raise CheckpointError(f"{path} is not a {kind} file")
+    version = int(arrays.get("version", -1))
+    if version not in versions:
+        raise CheckpointError(f"{path} has format version {version}, this solver reads {versions[-1]}")
+    try:
+        arrays["config"] = GameConfig.from_dict(tomllib.loads(str(arrays["config_toml"])), str(path))
+    except (KeyError, tomllib.TOMLDecodeError, ConfigError) as err:
+        raise CheckpointError(f"{path} has a damaged game config: {err}") from None
+    return arrays
+
+
+def _memory_map(path: Path, member: str) -> np.ndarray:
+    """A stored (uncompressed) ``.npy`` member of a zip file as a read-only memory map."""
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(member)
+    if info.compress_type != zipfile.ZIP_STORED:
+        with np.load(path, allow_pickle=False) as data:
+            return data[member[:-4]]
+    with open(path, "rb") as f:
+        f.seek(info.header_offset)
+        local = f.read(30)
+        if local[:4] != b"PK\x03\x04":
+            raise ValueError(f"{member}: bad local header")
+        name_length, extra_length = struct.unpack("<HH", local[26:30])
+        f.seek(info.header_offset + 30 + name_length + extra_length)
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                       (2, 0): np.lib.format.read_array_header_2_0}.get(np.lib.format.read_magic(f))
+        if read_header is None:
+            raise ValueError(f"{member}: unknown .npy format")
+        shape, fortran, dtype = read_header(f)
+        offset = f.tell()
+    if fortran or len(shape) != 1:
+        raise ValueError(f"{member}: expected a flat array")
+    if shape[0] == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
+
+
+# -- checkpoints -------------------------------------------------------------
+def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
+                    convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray) -> None:
+    _write_npz(path, {
+        **_header("badugi-checkpoint", CHECKPOINT_VERSION, config, algorithm, iteration),
+        "seconds": np.array(seconds),
+        "convergence": np.asarray(convergence, dtype=np.float64).reshape(-1, 3),
+        "regret": regret,
+        "strat_sum": strat_sum,
+        "row_of": row_of,
+    })
+
+
+def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None,
+                    expected_size: int | None = None) -> dict:
+    """Read and check a checkpoint; CheckpointError with a one-line reason if unusable.
+
+    With ``config`` / ``algorithm`` / ``expected_size``, a checkpoint of another
+    game, algorithm or tree is refused. Format 1 (before the layout was saved)
+    still loads; its ``row_of`` is None (the config's layout).
+    """
+    data = _read(Path(path), "badugi-checkpoint", (1, CHECKPOINT_VERSION))
+    names = ("regret", "strat_sum", "iteration", "seconds", "convergence", "algorithm")
+    for name in names + (("row_of",) if int(data["version"]) >= 2 else ()):
+        if name not in data:
+            raise CheckpointError(f"{path} is damaged: it has no {name!r} array")
+    data.setdefault("row_of", None)
+    if config is not None and data["config"] != config:
+        raise CheckpointError(f"{path} is for {data['config'].describe()}, not {config.describe()}")
+    if algorithm is not None and str(data["algorithm"]) != algorithm:
+        raise CheckpointError(f"{path} was made with {str(data['algorithm'])}, not {algorithm}")
+    if data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32:
+        raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
+    if expected_size is not None and (data["regret"].size != expected_size or data["strat_sum"].size != expected_size):
+        raise CheckpointError(f"{path} does not match this game's tree ({data['regret'].size} entries, "
+                              f"expected {expected_size})")
+    if not (np.all(np.isfinite(data["regret"])) and np.all(np.isfinite(data["strat_sum"]))):
+        raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
+    row_of = data["row_of"]
+    if row_of is not None and (row_of.ndim != 2 or row_of.shape[0] != data["config"].rounds
+                               or not np.issubdtype(row_of.dtype, np.integer)):
+        raise CheckpointError(f"{path} is damaged: its row maps have shape {row_of.shape}")
+    return data
+
+
+# -- strategy files ----------------------------------------------------------
+@dataclass
+class StrategyFile:
+    """What a strategy file holds (see the module docstring)."""
+
+    config: GameConfig
+    algorithm: str
+    iteration: int
+    exploitability_mbb: float
+    game_value_mbb: float
+    tree: PublicTree
+    layout: StrategyLayout
+    probabilities: np.ndarray   # (layout.n_entries,) float32, memory-mapped
+
+
+def save_strategy(path: Path, config: GameConfig, algorithm: str, iteration: int, tree: PublicTree,
+                  layout: StrategyLayout, probability_chunks, exploitability_mbb: float, game_value_mbb: float) -> None:
+    """The average strategy (``probability_chunks``: float32 arrays holding the layout's entries
+    in order, streamed into the file) with its layout and tree."""
+    small = {**_header("badugi-strategy", STRATEGY_VERSION, config, algorithm, iteration),
+             "exploitability_mbb": np.array(exploitability_mbb), "game_value_mbb": np.array(game_value_mbb)}
+    small.update({TREE_PREFIX + name: value for name, value in tree.arrays().items()})
+    small.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items()})
+    _write_npz(path, small, ("probabilities", layout.n_entries, probability_chunks))
+
+
+def load_strategy_file(path: Path) -> StrategyFile:
+    """A strategy file, checked; CheckpointError with a one-line reason if unusable."""
+    path = Path(path)
+    try:
+        data = _read(path, "badugi-strategy", (STRATEGY_VERSION,), mapped="probabilities")
+    except CheckpointError as err:
+        if "format version 1," in str(err):
+            raise CheckpointError(f"{path} was written before strategy files carried their layout (format 1); "
+                                  f"rewrite it from its run's checkpoint: badugi solve --out {path.parent} --resume "
+                                  "--iterations N, with N its iterations") from None
+        raise
+    try:
+        config = data["config"]
+        tree = PublicTree.from_arrays(config, {name[len(TREE_PREFIX):]: value for name, value in data.items()
+                                               if name.startswith(TREE_PREFIX)})
+        layout = StrategyLayout.from_arrays({name[len(LAYOUT_PREFIX):]: value for name, value in data.items()
+                                             if name.startswith(LAYOUT_PREFIX)})
+        probabilities = data["probabilities"]
+    except KeyError as err:
+        raise CheckpointError(f"{path} is damaged: it has no {err.args[0]!r} array") from None
+    except LayoutError as err:
+        raise CheckpointError(f"{path} is damaged: {err}") from None
+    if len(layout.slot_of) != tree.n_nodes or layout.row_of.shape[0] != config.rounds:
+        raise CheckpointError(f"{path} is damaged: its layout does not fit its tree")
+    if probabilities.dtype != np.float32 or probabilities.shape != (layout.n_entries,):
+        raise CheckpointError(f"{path} is damaged: {probabilities.size} probabilities, the layout has "
+                              f"{layout.n_entries}")
+    return StrategyFile(config, str(data["algorithm"]), int(data["iteration"]), float(data["exploitability_mbb"]),
+                        float(data["game_value_mbb"]), tree, layout, probabilities)

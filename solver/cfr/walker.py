@@ -1,0 +1,236 @@
+"""Walks of one game's public tree: everything a walk reads except the storage.
+
+A :class:`Walker` is built once from the public tree, the strategy layout and
+the draw model. It holds the kernels' argument groups, the cut subtrees (walks
+run the subtrees below the cuts in parallel) and the thread policy, and runs
+walks over any storage laid out by its layout:
+
+- the engine's update walks (regrets and strategy sums),
+- :meth:`Walker.exploitability` of any strategy: the strategy sums of a solve,
+  the probabilities of a strategy file, or a fixed strategy built with
+  :meth:`solver.game.layout.StrategyLayout.storage_from_policy`;
+- :meth:`Walker.node_stats`: reach and values of chosen decision nodes, one
+  subtree at a time (strategy tables and charts).
+
+Exploitability is exact: a best response for each seat against the other's
+strategy in the same tree, (BR value vs button + BR value vs big blind) / 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numba
+import numpy as np
+
+from abstractions.transitions import DrawModel
+
+from ..game.layout import StrategyLayout
+from ..game.tree import BET, DRAW, PublicTree
+from . import kernels
+from .kernels import Cuts, Discount, DrawTables, Record, TreeArrays
+
+PARALLEL_MIN_ENTRIES = 200_000
+CUTS_PER_THREAD = 8  # cut walks at the first draws only with this many subtrees per thread
+NO_DISCOUNT = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # walks that update nothing
+NO_STORAGE = np.zeros(0, dtype=np.float32)
+
+
+def read_only(storage: np.ndarray) -> np.ndarray:
+    """A read-only view: the rows a walk plays have one Numba type (regrets, sums, or a
+    memory-mapped strategy file), so the kernels compile once."""
+    view = storage.view()
+    view.flags.writeable = False
+    return view
+
+
+def normalised_slots(layout: StrategyLayout, storage: np.ndarray, lo: int, hi: int, dtype=np.float32) -> np.ndarray:
+    """The strategy a walk plays at slots ``lo..hi-1``, in the layout's entries: each slot's rows
+    of ``storage`` (regrets, sums or probabilities) normalised per row position, negative
+    weights counting as zero, uniform over legal actions where all are zero."""
+    out = np.empty(int(layout.slot_offset[hi] - layout.slot_offset[lo]), dtype=dtype)
+    kernels.average_slots(layout.slot_round, layout.slot_kind, layout.slot_actions, layout.slot_offset,
+                          layout.kernel_arrays(), storage, out, lo, hi)
+    return out
+
+
+def class_strategy(layout: StrategyLayout, storage: np.ndarray, node: int) -> np.ndarray:
+    """(actions, classes) the strategy a walk plays at a decision node (a bucket's for each of its
+    classes), from ``storage``; columns sum to 1 over legal actions."""
+    slot = int(layout.slot_of[node])
+    rows = normalised_slots(layout, storage, slot, slot + 1, np.float64)
+    return layout.class_rows(rows, slot, layout.slot_offset[slot])
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """Best-response values (BB/hand) against a strategy, and the game value."""
+
+    br_button: float      # button's best-response value vs the big blind's strategy
+    br_big_blind: float   # big blind's best-response value vs the button's strategy
+    game_value: float     # button's value when both play the strategy
+
+    @property
+    def exploitability(self) -> float:
+        return (self.br_button + self.br_big_blind) / 2.0
+
+    @property
+    def exploitability_mbb(self) -> float:
+        return 1000.0 * self.exploitability
+
+    @property
+    def game_value_mbb(self) -> float:
+        return 1000.0 * self.game_value
+
+
+@dataclass
+class NodeStats:
+    """Reach and values of the decision nodes of one batch (both seats playing the strategy)."""
+
+    nodes: np.ndarray      # decision node ids
+    reach: np.ndarray      # (k, 2, N) each seat's reach (own strategy and chance)
+    value: np.ndarray      # (k, 2, N) each seat's value weighted by the opponent's reach
+
+    def reach_of(self, i: int, seat: int) -> np.ndarray:
+        """(N,) probability that a hand reaches node ``i`` of the batch with ``seat`` holding each
+        class: the seat's own reach times the opponent's total reach."""
+        return self.reach[i, seat] * self.reach[i, 1 - seat].sum()
+
+    def ev_mbb(self, i: int, seat: int) -> np.ndarray:
+        """(N,) the seat's expected value (mbb/hand) at node ``i`` given that it holds each class
+        there; NaN where the opponent never gets there."""
+        opponent = self.reach[i, 1 - seat].sum()
+        if opponent <= 0:
+            return np.full(self.reach.shape[2], np.nan)
+        return self.value[i, seat] / opponent * 1000.0
+
+
+class Walker:
+    """Walks of one public tree with one strategy layout; see the module docstring."""
+
+    def __init__(self, tree: PublicTree, layout: StrategyLayout, model: DrawModel):
+        self.tree, self.layout, self.model = tree, layout, model
+        self.n_states = model.n_values
+        depth = np.zeros(tree.n_nodes, dtype=np.int64)
+        # Parents come before children, so a few whole-array passes settle the depths.
+        while True:
+            new = np.where(tree.parent >= 0, depth[np.maximum(tree.parent, 0)] + 1, 0)
+            if np.array_equal(new, depth):
+                break
+            depth = new
+        decision = tree.kind <= DRAW
+        self.tree_arrays = TreeArrays(tree.kind, tree.seat, tree.contrib, tree.first_child,
+                                      tree.n_children.astype(np.int64), tree.round.astype(np.int64),
+                                      int(depth[decision].max()) + 1, int(tree.n_children.max()))
+        # Draw tables are indexed through unsigned arrays: Numba adds a negative-index wraparound to
+        # every load through a signed index, which keeps the scatter and gather loops slow.
+        # (keep_set is -1 where a draw is illegal; the kernels check legality first.)
+        keep_set = np.where(model.keep_set >= 0, model.keep_set, 0).astype(np.uint64)
+        self.draws = DrawTables(model.legal, keep_set, model.set_start.astype(np.uint64),
+                                model.set_value.astype(np.uint64), model.set_prob, model.set_size, model.hand_size)
+        self.layout_arrays = layout.kernel_arrays()
+        # Independent subtrees for parallel walks and for strategy tables, cut at the start of the
+        # second betting round. Walks cut higher when that still leaves enough subtrees to balance
+        # the threads: at the big blind's first draws, or at the button's. The trunk is walked
+        # serially, and its draws are a large share of a small game's work.
+        parent_kind = tree.kind[np.maximum(tree.parent, 0)]
+        table_cut = (tree.kind == BET) & (tree.round == 1) & (tree.parent >= 0) & (parent_kind == DRAW)
+        self.table_cuts = self._cuts(table_cut)
+        first_draws = (tree.kind == DRAW) & (tree.round == 0) & (tree.parent >= 0)
+        walk_cut = table_cut
+        for candidate in (first_draws & (parent_kind == BET), first_draws & (parent_kind == DRAW)):
+            if candidate.sum() >= CUTS_PER_THREAD * numba.config.NUMBA_NUM_THREADS:
+                walk_cut = candidate
+                break
+        self.walk_cuts = self._cuts(walk_cut)
+        self.no_record = self.record([])
+
+    def _cuts(self, is_cut: np.ndarray) -> Cuts:
+        """Cut nodes, each node's cut index or -1, and reach and value buffers per cut."""
+        nodes = np.nonzero(is_cut)[0].astype(np.int64)
+        index = np.full(self.tree.n_nodes, -1, dtype=np.int64)
+        index[nodes] = np.arange(len(nodes))
+        n_cuts = max(len(nodes), 1)
+        # both seats' reach and the traverser's chance-only reach; the traverser's value
+        return Cuts(nodes, index, np.zeros((n_cuts, 3, self.n_states)), np.zeros((n_cuts, self.n_states)))
+
+    def record(self, nodes) -> Record:
+        """Buffers for a walk to record the reach and values of ``nodes``."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        index = np.full(self.tree.n_nodes, -1, dtype=np.int64)
+        index[nodes] = np.arange(len(nodes))
+        return Record(index, np.zeros((len(nodes), 2, self.n_states)), np.zeros((len(nodes), 2, self.n_states)))
+
+    def threads(self) -> int:
+        """Threads for a walk: one for small trees, where starting threads costs more than it saves."""
+        work = self.tree.n_action_rows * self.n_states  # a walk's work does not shrink with buckets
+        return 1 if work < PARALLEL_MIN_ENTRIES else numba.get_num_threads()
+
+    # -- walks -------------------------------------------------------------
+    def walk(self, traverser: int, policy: int, play: np.ndarray, discount: Discount = NO_DISCOUNT,
+             regret: np.ndarray = NO_STORAGE, strat_sum: np.ndarray = NO_STORAGE, record: Record | None = None) -> float:
+        """One whole-tree walk (see :func:`kernels.traverse`); returns the traverser's value,
+        sum over dealt classes of deal probability times value."""
+        return kernels.traverse_all(traverser, policy, discount, self.model.deal_prob, self.tree_arrays,
+                                    self.layout_arrays, self.draws, read_only(play), regret, strat_sum, self.walk_cuts,
+                                    self.threads(), record or self.no_record)
+
+    def walk_subtree(self, root: int, reach_button: np.ndarray, reach_bb: np.ndarray, traverser: int, play: np.ndarray,
+                     record: Record, out_value: np.ndarray, mode: int = kernels.FULL) -> None:
+        """One evaluate walk under ``root`` with the table cuts: ``FULL`` ignores cuts;
+        ``COLLECT`` (from the root) only fills the cuts' reach."""
+        work = kernels.make_work(self.tree_arrays.max_depth, self.tree_arrays.n_actions_max, self.n_states,
+                                 self.model.n_sets, int(self.layout.row_width.max()))
+        # The chance-only reach is used by updates only.
+        kernels.traverse(root, reach_button, reach_bb, reach_button, traverser, kernels.EVALUATE, mode, NO_DISCOUNT,
+                         self.tree_arrays, self.layout_arrays, self.draws, read_only(play), NO_STORAGE, NO_STORAGE,
+                         self.table_cuts, work, out_value, record)
+
+    def exploitability(self, play: np.ndarray) -> Exploitability:
+        """Exact best responses against the strategy in ``play`` (normalised per row: strategy
+        sums or probabilities), and its game value."""
+        br_button = self.walk(0, kernels.BEST_RESPONSE, play)
+        br_bb = self.walk(1, kernels.BEST_RESPONSE, play)
+        value = self.walk(0, kernels.EVALUATE, play)
+        return Exploitability(br_button, br_bb, value)
+
+    def node_stats(self, play: np.ndarray, nodes=None) -> Iterator[NodeStats]:
+        """Reach and values of decision nodes under the strategy in ``play``, in batches of at most
+        one subtree.
+
+        ``nodes``: decision node ids to cover (default all). Batches come in tree
+        order: the first betting round and the draws after it, then each
+        subtree below, so memory stays at one subtree whatever the game's size.
+        """
+        tree, cuts = self.tree, self.table_cuts
+        decision = tree.kind <= DRAW
+        wanted = np.zeros(tree.n_nodes, dtype=bool)
+        wanted[np.nonzero(decision)[0] if nodes is None else np.asarray(nodes, dtype=np.int64)] = True
+        wanted &= decision
+        in_cut = np.zeros(tree.n_nodes, dtype=bool)
+        for cut in cuts.nodes:
+            tree.mark_subtree(in_cut, int(cut))
+        trunk = np.nonzero(wanted & ~in_cut)[0]
+        out = np.empty(self.n_states)
+        if len(trunk) or not len(cuts.nodes):
+            # Trunk values need the whole tree below them.
+            record = self.record(trunk)
+            for seat in (0, 1):
+                self.walk(seat, kernels.EVALUATE, play, record=record)
+            yield NodeStats(trunk, record.reach, record.value)
+        if len(cuts.nodes):
+            # The reach arriving at each cut: one walk of the first round (whole-tree walks may
+            # cut elsewhere, in their own buffers).
+            deal = self.model.deal_prob
+            self.walk_subtree(0, deal, deal, 0, play, self.no_record, out, mode=kernels.COLLECT)
+        for c, cut in enumerate(cuts.nodes):
+            block = np.arange(tree.first_child[cut], tree.subtree_end[cut])
+            chosen = np.concatenate([[cut], block])
+            chosen = chosen[wanted[chosen]]
+            if not len(chosen):
+                continue
+            record = self.record(chosen)
+            for seat in (0, 1):
+                self.walk_subtree(int(cut), cuts.reach[c, 0].copy(), cuts.reach[c, 1].copy(), seat, play, record, out)
+            yield NodeStats(chosen, record.reach, record.value)

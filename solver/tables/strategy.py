@@ -1,0 +1,162 @@
+"""Solved strategies as tables: policies for real hands, per-class rows, streamed exports.
+
+A strategy directory (the output of ``badugi solve``) holds ``strategy.npz``:
+the average strategy with its layout and public tree
+(:mod:`solver.cfr.files`). :func:`load_strategy` reads it and builds nothing:
+a policy lookup maps the hand to its value class with the evaluator, the
+history to its node with the stored tree, and reads a few memory-mapped rows.
+Reach probabilities and expected values come from one exact evaluate walk
+(:meth:`solver.cfr.walker.Walker.node_stats`), made on demand.
+
+Table rows are per (seat, history, hand class) at each decision point:
+
+- ``reach``: probability that a hand reaches the history with the acting seat
+  holding that class, when both seats play the strategy (the acting seat's
+  reach, chance included, times the opponent's total reach). Over the classes
+  of one history it sums to the probability of reaching the history.
+- action probabilities: ``f k c b r`` at betting points, ``d0``..``d4`` (cards
+  drawn) at draw points; illegal draws are blank.
+- ``ev_mbb``: the acting seat's expected value (mbb/hand) given that it
+  reaches the history with that class, from the seat's own point of view.
+
+>>> strategy = load_strategy("runs/single-draw")          # doctest: +SKIP
+>>> strategy.policy("ck/", "As2h3d4c")                     # doctest: +SKIP
+{'0': 1.0, '1': 0.0, '2': 0.0, '3': 0.0, '4': 0.0}
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from abstractions.cards import parse_cards
+from abstractions.evaluator import get_evaluator
+from abstractions.transitions import get_draw_model
+
+from ..cfr.files import STRATEGY_NAME, CheckpointError, load_strategy_file
+from ..cfr.walker import NodeStats, Walker, class_strategy
+from ..game.tree import BET, DRAW, SEAT_NAMES
+
+BET_COLUMNS = ["f", "k", "c", "b", "r"]
+
+
+def draw_columns(hand_size: int) -> list[str]:
+    return [f"d{d}" for d in range(hand_size + 1)]
+
+
+class Strategy:
+    """A solved average strategy with its layout and game tree; see the module docstring."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        saved = load_strategy_file(self.directory / STRATEGY_NAME)
+        self.config = saved.config
+        self.algorithm = saved.algorithm
+        self.iteration = saved.iteration
+        self.exploitability_mbb = saved.exploitability_mbb
+        self.game_value_mbb = saved.game_value_mbb
+        self.tree = saved.tree
+        self.layout = saved.layout
+        self.probabilities = saved.probabilities
+        self.evaluator = get_evaluator(self.config.ranks, self.config.suits, self.config.hand_size)
+        self.n_states = self.layout.n_states
+        if self.n_states != self.evaluator.n_values:
+            raise CheckpointError(f"{self.directory / STRATEGY_NAME} is damaged: its layout has {self.n_states} "
+                                  f"classes, the game {self.evaluator.n_values}")
+
+    @cached_property
+    def walker(self) -> Walker:
+        """Walks for reach and values (needs the draw model; made on first use)."""
+        model = get_draw_model(self.config.ranks, self.config.suits, self.config.hand_size)
+        return Walker(self.tree, self.layout, model)
+
+    # -- single decisions --------------------------------------------------
+    def node(self, history: str) -> int:
+        """The decision node a history names; ValueError if malformed or not a decision."""
+        node = self.tree.node_at(history)
+        if self.tree.kind[node] > DRAW:
+            raise ValueError(f"history {history!r} ends the hand: there is no decision there")
+        return node
+
+    def labels(self, node: int) -> list[str]:
+        return [chr(self.tree.action[c]) for c in self.tree.children(node)]
+
+    def strategy_at(self, node: int) -> np.ndarray:
+        """(n_actions, n_states) probabilities at a decision node (a bucket's for each of its classes),
+        as the evaluate walks play them."""
+        return class_strategy(self.layout, self.probabilities, node)
+
+    def hand_class(self, cards) -> int:
+        if isinstance(cards, str):
+            cards = parse_cards(cards, self.evaluator.deck, count=self.config.hand_size)
+        return self.evaluator.evaluate(np.asarray(cards))
+
+    def policy(self, history: str, cards) -> dict[str, float]:
+        """Legal actions (``f k c b r`` or draw counts ``"0"``-``"4"``) to probabilities."""
+        node = self.node(history)
+        value = self.hand_class(cards)
+        probs = self.strategy_at(node)[:, value]
+        legal = self.layout.class_legal[value] if self.tree.kind[node] == DRAW else None
+        return {label: float(p) for a, (label, p) in enumerate(zip(self.labels(node), probs))
+                if legal is None or legal[a]}
+
+    def seat_name(self, node: int) -> str:
+        return SEAT_NAMES[int(self.tree.seat[node])]
+
+    # -- reach and values --------------------------------------------------
+    def stats(self, nodes=None) -> Iterator[NodeStats]:
+        """Reach and values of decision nodes, in batches of at most one subtree (see
+        :meth:`Walker.node_stats`)."""
+        return self.walker.node_stats(self.probabilities, nodes)
+
+    def rows(self, rounds=None, prefix: str | None = None, min_reach: float = 0.0,
+             kinds=None) -> Iterator[dict]:
+        """Table rows (see the module docstring), streamed one subtree at a time."""
+        tree = self.tree
+        nodes = np.nonzero(tree.kind <= DRAW)[0]
+        if rounds is not None:
+            nodes = nodes[np.isin(tree.round[nodes], list(rounds))]
+        if kinds is not None:
+            nodes = nodes[np.isin(tree.kind[nodes], [BET if k == "bet" else DRAW for k in kinds])]
+        if prefix:
+            inside = np.zeros(tree.n_nodes, dtype=bool)
+            tree.mark_subtree(inside, tree.node_at(prefix))  # ValueError names a bad prefix
+            nodes = nodes[inside[nodes]]
+        names = [self.evaluator.describe(v) for v in range(self.n_states)]
+        legal = self.layout.class_legal
+        columns = BET_COLUMNS + draw_columns(self.config.hand_size)
+        for batch in self.stats(nodes):
+            for i, node in enumerate(batch.nodes):
+                node = int(node)
+                seat = int(tree.seat[node])
+                reach = batch.reach_of(i, seat)
+                ev = batch.ev_mbb(i, seat)
+                probs = self.strategy_at(node)
+                labels = self.labels(node)
+                is_draw = tree.kind[node] == DRAW
+                history = tree.history(node)
+                for value in np.nonzero(reach >= min_reach)[0] if min_reach > 0 else range(self.n_states):
+                    row = {"seat": SEAT_NAMES[seat], "history": history, "round": int(tree.round[node]),
+                           "kind": "draw" if is_draw else "bet", "class": int(value), "class_name": names[value],
+                           "reach": float(reach[value]), "ev_mbb": float(ev[value])}
+                    for column in columns:
+                        row[column] = None
+                    for a, label in enumerate(labels):
+                        if is_draw:
+                            if legal[value, a]:
+                                row[f"d{label}"] = float(probs[a, value])
+                        else:
+                            row[label] = float(probs[a, value])
+                    yield row
+
+    def table_columns(self) -> list[str]:
+        return (["seat", "history", "round", "kind", "class", "class_name", "reach", "ev_mbb"]
+                + BET_COLUMNS + draw_columns(self.config.hand_size))
+
+
+def load_strategy(directory: str | Path) -> Strategy:
+    """The strategy a ``badugi solve`` run wrote to ``directory``."""
+    return Strategy(directory)

@@ -1,0 +1,49 @@
+"""Helpers shared by the test files (fixtures, so no test file imports another)."""
+
+import numpy as np
+import pytest
+
+from abstractions.evaluator import get_evaluator
+from solver.cfr.walker import class_strategy
+
+
+def _ref_args(cfg):
+    """A config as the real-card reference (``tests/reference_game.py``) takes it."""
+    return (cfg.ranks, cfg.suits, cfg.hand_size, cfg.draws, cfg.cap, cfg.bets)
+
+
+def _class_policy(tree, config, strategy_at):
+    """policy(seat, history, hand) for the reference code, from ``strategy_at(node)``:
+    (actions, classes) probabilities."""
+    evaluator = get_evaluator(config.ranks, config.suits, config.hand_size)
+    cache = {}
+
+    def policy(seat, history, hand):
+        node = tree.node_at(history)
+        assert tree.seat[node] == seat, (history, seat)
+        if node not in cache:
+            cache[node] = strategy_at(node)
+        value = evaluator.evaluate(np.array(hand))
+        labels = [chr(tree.action[c]) for c in tree.children(node)]
+        return {label: float(p) for label, p in zip(labels, cache[node][:, value]) if p > 0}
+
+    return policy
+
+
+@pytest.fixture
+def ref_args():
+    return _ref_args
+
+
+@pytest.fixture
+def engine_policy():
+    """policy(seat, history, hand) over an engine's average strategy."""
+    return lambda engine: _class_policy(engine.tree, engine.config, engine.average_strategy)
+
+
+@pytest.fixture
+def storage_policy():
+    """policy(seat, history, hand) over a strategy stored in a layout (a fixed strategy), as
+    walks play it."""
+    return lambda tree, layout, storage: _class_policy(
+        tree, tree.config, lambda node: class_strategy(layout, storage, node))
