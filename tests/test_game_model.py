@@ -279,3 +279,22 @@ def test_plan_bad_config_exit_code(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "draws" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("draws, cap, hand_size", [(1, 2, 2), (2, 1, 2), (3, 1, 2), (2, 3, 3)])
+def test_generated_tree_equals_the_reference_game_tree(draws, cap, hand_size):
+    """The tree generated from round templates has exactly the reference game's decision points
+    (built independently by recursion in tests/reference_game.py), with the same seats and pots."""
+    import reference_game as ref
+
+    bets = DEFAULT_BETS[draws]
+    cfg = GameConfig(ranks=3, suits=3, hand_size=hand_size, draws=draws, cap=cap, bets=bets)
+    tree = build_tree(cfg)
+    game = ref.get_game(cfg.ranks, cfg.suits, cfg.hand_size, cfg.draws, cfg.cap, cfg.bets)
+    ours = {tree.history(int(n)): int(n) for n in np.nonzero(tree.kind <= DRAW)[0]}
+    assert set(ours) == set(game.by_history)
+    for history, node in ours.items():
+        theirs = game.by_history[history]
+        assert int(tree.seat[node]) == theirs.player
+        assert tuple(tree.contrib[node]) == pytest.approx(theirs.contrib)
+        assert [chr(tree.action[c]) for c in tree.children(node)] == theirs.actions

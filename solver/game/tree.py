@@ -2,9 +2,11 @@
 
 Nodes are betting decisions, draw decisions (the public action is a card
 count; which counts a hand may take is a per-state mask), fold terminals and
-showdowns. The tree is built once in Python; the CFR kernels see only the
+showdowns. The tree is generated once from the rounds' betting templates
+(:mod:`solver.game.rounds`, a Numba kernel); the CFR kernels see only the
 arrays (struct of arrays). Children of a node are contiguous
-(``first_child .. first_child + n_children - 1``).
+(``first_child .. first_child + n_children - 1``) and ids are allocated depth
+first, so a node's descendants are one block of ids.
 
 History notation (used by every table and command): betting rounds are
 strings of ``f`` fold, ``k`` check, ``c`` call, ``b`` bet, ``r`` raise; a draw
@@ -33,10 +35,9 @@ from functools import cached_property
 import numpy as np
 
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
+from .rounds import BET, BIG_BLIND, BUTTON, DRAW, FOLD, SHOWDOWN, RoundTemplates, expand  # noqa: F401
 
-BET, DRAW, FOLD, SHOWDOWN = 0, 1, 2, 3
 KIND_NAMES = {BET: "bet", DRAW: "draw", FOLD: "fold", SHOWDOWN: "showdown"}
-BUTTON, BIG_BLIND = 0, 1
 SEAT_NAMES = {BUTTON: "button", BIG_BLIND: "big blind"}
 BET_LABELS = "fkcbr"
 
@@ -52,6 +53,10 @@ class PublicTree:
     action: np.ndarray       # uint8: label (ASCII) of the edge from the parent
     first_child: np.ndarray  # int32, -1 at terminals
     n_children: np.ndarray   # int8
+    # Where each node stands in its round (see solver.game.rounds); present on generated trees.
+    phase: np.ndarray | None = None    # int16: betting position or draw phase, -1 at terminals
+    pot: np.ndarray | None = None      # float64: each seat's contribution when the node's round started
+    records: np.ndarray | None = None  # (n, max(draws, 1)) int16: records of the rounds before, latest first
 
     ARRAYS = ("kind", "seat", "round", "contrib", "parent", "action", "first_child", "n_children")
 
@@ -136,131 +141,27 @@ class PublicTree:
         return node
 
 
-class _Builder:
-    def __init__(self, config: GameConfig):
-        self.cfg = config
-        self.kind: list[int] = []
-        self.seat: list[int] = []
-        self.round: list[int] = []
-        self.contrib: list[tuple[float, float]] = []
-        self.parent: list[int] = []
-        self.action: list[int] = []
-        self.first_child: list[int] = []
-        self.n_children: list[int] = []
-
-    def add(self, kind, seat, rnd, contrib, parent, label) -> int:
-        self.kind.append(kind)
-        self.seat.append(seat)
-        self.round.append(rnd)
-        self.contrib.append(contrib)
-        self.parent.append(parent)
-        self.action.append(ord(label))
-        self.first_child.append(-1)
-        self.n_children.append(0)
-        return len(self.kind) - 1
-
-    def expand(self, node: int, state) -> None:
-        """Allocate all children of ``node`` contiguously, then expand each."""
-        specs = list(_child_specs(self.cfg, state))
-        self.first_child[node] = len(self.kind)
-        self.n_children[node] = len(specs)
-        ids = [self.add(kind, seat, rnd, contrib, node, label) for label, kind, seat, rnd, contrib, _ in specs]
-        for child, spec in zip(ids, specs):
-            if spec[5] is not None:
-                self.expand(child, spec[5])
-
-
-# A state is ("bet", round, contrib, to_act, n_bets, facing) or ("draw", round, seat, contrib).
-def _root_state(cfg: GameConfig):
-    return ("bet", 0, (cfg.small_blind, cfg.big_blind), BUTTON, 1, True)
-
-
-def _node_of_state(state):
-    """(kind, seat, round, contrib) of the decision node a state describes."""
-    if state[0] == "bet":
-        _, rnd, contrib, to_act, _, _ = state
-        return BET, to_act, rnd, contrib
-    _, rnd, seat, contrib = state
-    return DRAW, seat, rnd, contrib
-
-
-def _after_round(cfg: GameConfig, rnd: int, contrib):
-    """What follows a betting round that ended without a fold."""
-    if rnd < cfg.draws:
-        return ("draw", rnd, BIG_BLIND, contrib)
-    return None  # showdown
-
-
-def _child_specs(cfg: GameConfig, state):
-    """Children of a decision state: (label, kind, seat, round, contrib, next state or None)."""
-    if state[0] == "draw":
-        _, rnd, seat, contrib = state
-        for count in range(cfg.hand_size + 1):
-            if seat == BIG_BLIND:
-                nxt = ("draw", rnd, BUTTON, contrib)
-            else:
-                nxt = ("bet", rnd + 1, contrib, BIG_BLIND, 0, False)
-            yield (str(count), *_node_of_state(nxt), nxt)
-        return
-
-    _, rnd, contrib, to_act, n_bets, facing = state
-    other = 1 - to_act
-    bet_size = cfg.bets[rnd]
-
-    def ends(new_contrib):
-        nxt = _after_round(cfg, rnd, new_contrib)
-        if nxt is None:
-            return (SHOWDOWN, -1, rnd, new_contrib, None)
-        return (*_node_of_state(nxt), nxt)
-
-    def put(amount_to, extra):
-        new = list(contrib)
-        new[to_act] = amount_to + extra
-        return tuple(new)
-
-    if facing:
-        yield ("f", FOLD, to_act, rnd, contrib, None)
-        called = put(contrib[other], 0.0)
-        if rnd == 0 and n_bets == 1 and to_act == BUTTON:
-            # The button's limp: the big blind still has the option.
-            nxt = ("bet", rnd, called, BIG_BLIND, 1, False)
-            yield ("c", *_node_of_state(nxt), nxt)
-        else:
-            yield ("c", *ends(called))
-        if n_bets < cfg.cap:
-            nxt = ("bet", rnd, put(contrib[other], bet_size), other, n_bets + 1, True)
-            yield ("r", *_node_of_state(nxt), nxt)
-        return
-
-    # Not facing a bet: check, or bet (a raise when the blind counts as a bet).
-    if to_act == BUTTON or rnd == 0:
-        yield ("k", *ends(contrib))
-    else:
-        nxt = ("bet", rnd, contrib, BUTTON, 0, False)
-        yield ("k", *_node_of_state(nxt), nxt)
-    if n_bets < cfg.cap:
-        nxt = ("bet", rnd, put(contrib[other], bet_size), other, n_bets + 1, True)
-        yield ("b" if n_bets == 0 else "r", *_node_of_state(nxt), nxt)
-
-
 def build_tree(config: GameConfig) -> PublicTree:
-    """Build and flatten the public tree of ``config``."""
-    b = _Builder(config)
-    root_state = _root_state(config)
-    kind, seat, rnd, contrib = _node_of_state(root_state)
-    root = b.add(kind, seat, rnd, contrib, -1, "^")
-    b.expand(root, root_state)
-    return PublicTree(
-        config=config,
-        kind=np.array(b.kind, dtype=np.int8),
-        seat=np.array(b.seat, dtype=np.int8),
-        round=np.array(b.round, dtype=np.int8),
-        contrib=np.array(b.contrib, dtype=np.float64),
-        parent=np.array(b.parent, dtype=np.int32),
-        action=np.array(b.action, dtype=np.uint8),
-        first_child=np.array(b.first_child, dtype=np.int32),
-        n_children=np.array(b.n_children, dtype=np.int8),
-    )
+    """Generate and flatten the public tree of ``config`` (with each node's phase, pot level and
+    round records: see :mod:`solver.game.rounds`)."""
+    return expand_tree(RoundTemplates.of(config), 0)
+
+
+def expand_tree(templates: RoundTemplates, first_round: int, pot: float = 0.0, records=None) -> PublicTree:
+    """The public tree below the first betting position of ``first_round`` (the whole tree for
+    round 0), its round starting with contributions ``pot`` after the round ``records``."""
+    config = templates.config
+    n = templates.count_nodes(first_round)
+    n_records = max(config.draws, 1)
+    records_in = np.full(n_records, -1, np.int64)
+    if records is not None:
+        records_in[:len(records)] = records
+    arrays = dict(kind=np.empty(n, np.int8), seat=np.empty(n, np.int8), round=np.empty(n, np.int8),
+                  contrib=np.empty((n, 2)), parent=np.empty(n, np.int32), action=np.empty(n, np.uint8),
+                  first_child=np.empty(n, np.int32), n_children=np.empty(n, np.int8), phase=np.empty(n, np.int16),
+                  pot=np.empty(n), records=np.empty((n, n_records), np.int16))
+    expand(*templates.arrays, config.draws, config.hand_size, first_round, float(pot), records_in, n, *arrays.values())
+    return PublicTree(config, **arrays)
 
 
 @dataclass(frozen=True)
@@ -278,33 +179,16 @@ class TreeCounts:
 
 
 def count_tree(config: GameConfig) -> TreeCounts:
-    """Node counts without building the tree (one betting round at a time)."""
-
-    def round_counts(rnd: int):
-        # Walk one betting round: decision nodes, their action rows, fold terminals,
-        # and the number of ways it ends without a fold.
-        stack = [_root_state(config) if rnd == 0 else ("bet", rnd, (0.0, 0.0), BIG_BLIND, 0, False)]
-        decisions = rows = folds = continuing = 0
-        while stack:
-            state = stack.pop()
-            decisions += 1
-            for label, kind, _, _, _, nxt in _child_specs(config, state):
-                rows += 1
-                if kind == FOLD:
-                    folds += 1
-                elif kind == BET and nxt[1] == rnd:
-                    stack.append(nxt)
-                else:
-                    continuing += 1
-        return decisions, rows, folds, continuing
-
+    """Node counts without building the tree (one round template at a time)."""
+    templates = RoundTemplates.of(config)
     outcomes = (config.hand_size + 1) ** 2
     draw_nodes_per_round = 1 + (config.hand_size + 1)
     betting = draw = terminal = betting_rows = draw_rows = 0
     paths = 1  # how many copies of the current round the tree holds
     by_round = []
-    for rnd in range(config.rounds):
-        decisions, rows, folds, continuing = round_counts(rnd)
+    for rnd, template in enumerate(templates.rounds):
+        decisions, rows = template.n_positions, int(template.n_actions.astype(np.int64).sum())
+        folds, continuing = int((template.kind == FOLD).sum()), template.n_outcomes
         betting += paths * decisions
         betting_rows += paths * rows
         by_round.append(paths * rows)
