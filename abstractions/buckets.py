@@ -25,6 +25,7 @@ strength, 0 = strongest, and are deterministic given the seed.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.cluster.vq import kmeans2
@@ -33,7 +34,7 @@ from .evaluator import get_evaluator
 from .files import cached_arrays
 from .transitions import get_draw_model, reference_draw
 
-BUCKETS_VERSION = 1
+BUCKETS_VERSION = 2
 HISTOGRAM_BINS = 64
 
 
@@ -141,3 +142,76 @@ def bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: 
     name = f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}.npz"
     return cached_arrays(name, ("labels",), lambda: {"labels": compute_bucket_map(
         ranks, suits, hand_size, draws, round_index, n_buckets, seed)}, use_cache)["labels"]
+
+
+@dataclass(frozen=True)
+class BucketGame:
+    """The card abstraction as a game of its own, for walks over bucket vectors.
+
+    A player's private state at round ``r`` is his bucket of that round
+    (``row_of[r]``: class -> bucket). Dealing puts him in a round-0 bucket with
+    the deal's mass; drawing ``d`` after round ``r`` (standing pat included)
+    moves a bucket's classes, weighted by how often the reference policy holds
+    each of them at round ``r`` (the deal pushed through the reference draws),
+    to round ``r + 1``'s buckets. The last round's buckets are strength
+    intervals numbered strongest first, so a showdown between buckets is an
+    ordered comparison, and one bucket against itself a tie (the symmetric
+    expectation when both hold its classes in the same proportions).
+
+    Arrays follow :class:`abstractions.transitions.DrawModel`, with ``legal``
+    and ``keep_set`` per round; states are padded to the most buckets of any
+    round (a padding state carries no mass and may do what bucket 0 may).
+    """
+
+    hand_size: int
+    n_values: int
+    deal_prob: np.ndarray   # (n,) mass of each round-0 bucket
+    legal: np.ndarray       # (rounds, n, hand_size + 1) bool
+    keep_set: np.ndarray    # (rounds, n, hand_size + 1) transition row of (round, bucket, draw), -1 if none
+    set_size: np.ndarray    # (rows,) cards kept by the row's draw
+    set_start: np.ndarray   # (rows + 1,) CSR starts
+    set_value: np.ndarray   # next round's bucket
+    set_prob: np.ndarray
+    pat_moves: bool = True
+
+    @property
+    def n_sets(self) -> int:
+        return len(self.set_size)
+
+
+def bucket_game(ranks: int, suits: int, hand_size: int, draws: int, row_of: np.ndarray) -> BucketGame:
+    """The bucket game of per-round bucket maps ``row_of`` (rounds, classes); see :class:`BucketGame`."""
+    model = get_draw_model(ranks, suits, hand_size)
+    policy = reference_policy_matrix(ranks, suits, hand_size)
+    rounds = draws + 1
+    widths = row_of.max(axis=1) + 1
+    n = int(widths.max())
+    legal = np.zeros((rounds, n, hand_size + 1), bool)
+    keep_set = np.full((rounds, n, hand_size + 1), -1, np.int64)
+    sizes, starts, values, probs = [], [0], [], []
+    dense = [model.dense(d) if d > 0 else np.eye(model.n_values) for d in range(hand_size + 1)]
+    weight = model.deal_prob.copy()  # the reference class distribution of the current round
+    for r in range(rounds):
+        members = [np.nonzero(row_of[r] == b)[0] for b in range(widths[r])]
+        for b, classes in enumerate(members):
+            legal[r, b] = model.legal[classes[0]]
+        legal[r, widths[r]:] = legal[r, 0]
+        if r < draws:
+            for b, classes in enumerate(members):
+                w = weight[classes]
+                w = w / w.sum() if w.sum() > 0 else np.full(len(classes), 1.0 / len(classes))
+                for d in np.nonzero(legal[r, b])[0]:
+                    nxt = np.bincount(row_of[r + 1], weights=w @ dense[d][classes], minlength=n)
+                    keep_set[r, b, d] = len(sizes)
+                    sizes.append(hand_size - d)
+                    kept = np.nonzero(nxt > 0)[0]
+                    values.append(kept)
+                    probs.append(nxt[kept] / nxt[kept].sum())
+                    starts.append(starts[-1] + len(kept))
+            weight = weight @ policy
+    deal = np.bincount(row_of[0], weights=model.deal_prob, minlength=n)
+    if not sizes:  # no draws: one empty row keeps the arrays well formed
+        sizes, values, probs = [hand_size], [np.zeros(0, np.int64)], [np.zeros(0)]
+        starts.append(0)
+    return BucketGame(hand_size, n, deal, legal, keep_set, np.array(sizes, np.int64), np.array(starts, np.int64),
+                      np.concatenate(values).astype(np.int64), np.concatenate(probs))

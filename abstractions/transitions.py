@@ -43,6 +43,13 @@ ARRAY_NAMES = ("deal_prob", "legal", "keep_set", "set_mask", "set_size", "set_st
 
 
 @njit(cache=True)
+def draw_is_legal(card_count, hand_size, draw):
+    """Whether a hand whose value holds ``card_count`` cards may draw ``draw``: stand pat, or
+    discard at least every card outside the value (never keep a dead card)."""
+    return draw == 0 or draw >= hand_size - card_count
+
+
+@njit(cache=True)
 def reference_draw(card_count, hand_size):
     """The reference draw rule: stand pat with a full valid hand, otherwise keep the value's
     ``card_count`` cards and draw the rest (card buckets and the simulator's baselines use it)."""
@@ -133,8 +140,7 @@ def _build(evaluator: Evaluator) -> DrawModel:
     deal = np.bincount(evaluator.hand_values, minlength=n_values).astype(np.float64)
     deal /= deal.sum()
 
-    draws = np.arange(hand_size + 1)
-    legal = (draws[None, :] == 0) | (draws[None, :] >= hand_size - counts[:, None])
+    legal = np.array([[draw_is_legal(int(m), hand_size, d) for d in range(hand_size + 1)] for m in counts], bool)
     keep_set = np.full((n_values, hand_size + 1), -1, dtype=np.int32)
     set_index: dict[int, int] = {}
     set_masks = []

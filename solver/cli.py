@@ -15,7 +15,7 @@ import sys
 
 from abstractions.files import atomic_write
 
-from .game.tree import DRAW
+from .game.tree import DRAW, SEAT_NAMES, action_name
 
 EXAMPLES = """\
 examples:
@@ -138,20 +138,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .tables.strategy import load_strategy
 
     strategy = load_strategy(args.dir)
-    node = strategy.node(args.history)
-    tree = strategy.tree
-    labels = strategy.labels(node)
-    names = [_action_name(label, tree.kind[node]) for label in labels]
-    where = f"{strategy.seat_name(node)}'s {'draw' if tree.kind[node] == DRAW else 'betting'} decision"
+    decision = strategy.decision(args.history)
+    labels, kind, seat, node = decision.labels, decision.kind, decision.seat, decision.node
+    names = [action_name(label, kind) for label in labels]
+    where = f"{SEAT_NAMES[seat]}'s {'draw' if kind == DRAW else 'betting'} decision"
     print(f"history {args.history!r}: {where} ({strategy.config.describe()})")
     if args.hand:
         value = strategy.hand_class(args.hand)
         print(f"hand {args.hand}: {strategy.evaluator.describe(value)} (class {value})")
         for label, p in strategy.policy(args.history, args.hand).items():
-            print(f"  {_action_name(label, tree.kind[node]):<10} {100 * p:6.2f}%")
+            print(f"  {action_name(label, kind):<10} {100 * p:6.2f}%")
         return 0
     batch = next(strategy.stats([node]))
-    seat = int(tree.seat[node])
     reach = batch.reach_of(0, seat)
     value = batch.ev_mbb(0, seat)
     probs = strategy.strategy_at(node)
@@ -169,12 +167,6 @@ def cmd_show(args: argparse.Namespace) -> int:
         ev = float(np.nansum(value[members] * weights))
         print(f"{label:<12}{100 * mass:>9.3f}" + "".join(f"{100 * f:>9.1f}%" for f in freq) + f"{ev:>10.0f}")
     return 0
-
-
-def _action_name(label: str, kind: int) -> str:
-    if kind == DRAW:
-        return "pat" if label == "0" else f"draw {label}"
-    return {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}[label]
 
 
 def cmd_export(args: argparse.Namespace) -> int:

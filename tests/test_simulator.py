@@ -12,7 +12,7 @@ from solver.game.config import GameConfig, load_preset
 from solver.cfr.engine import Engine
 from solver.arena.match import MatchGame, Player, load_player, play_hand, play_match
 from solver.game.layout import StrategyLayout
-from solver.game.tree import DRAW
+from solver.game.tree import DRAW, build_tree
 
 TINY = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
 
@@ -27,7 +27,7 @@ def deck_order(config, *hands_then_stub):
 def scripted(game, bet_order="rbck", draw=0, name="scripted"):
     """A deterministic player: at betting points the first label of ``bet_order`` that is legal;
     at draws, ``draw`` cards (the tests give it hands for which that count is legal)."""
-    tree = game.tree
+    tree = build_tree(game.config)
     # One bucket a round: a row of one entry per action.
     layout = StrategyLayout.build(tree, np.ones((game.n_states, tree.config.hand_size + 1), dtype=bool),
                                   row_of=np.zeros((game.config.rounds, game.n_states), np.int64))
@@ -128,9 +128,11 @@ def test_match_command(capsys):
     assert "neither a baseline" in capsys.readouterr().err
     assert main(["match", "rule", "random", "--hands", "1"]) == 2
     capsys.readouterr()
-    # Cap-4 triple draw: refused before its 242-million-node tree is built.
-    assert main(["match", "rule", "random", "--preset", "triple-draw"]) == 2
-    assert "building its public tree" in capsys.readouterr().err
+    # Cap-4 triple draw, the real game: played from the round templates, its 242-million-node
+    # tree never built (the example of `badugi match --help`).
+    assert main(["match", "rule", "random", "--preset", "triple-draw", "--hands", "20000", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["game"].startswith("triple-draw Badugi, cap 4") and data["mbb_per_hand"] - data["ci95_mbb"] > 0
     bad = GameConfig(ranks=2, suits=2, hand_size=3, draws=1, cap=1, bets=(1.0, 2.0))
     with pytest.raises(ValueError, match="cannot deal two"):
         play_match(bad, "rule", "random", hands=10)
@@ -146,7 +148,7 @@ def test_model_values_of_baselines_equal_the_real_card_reference():
 
     config = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
     game = MatchGame.of(config)
-    tree = game.tree
+    tree = build_tree(config)
     players = {name: load_player(name) for name in ("rule", "station", "random")}
 
     def reference_policy(button, big_blind):
@@ -157,8 +159,9 @@ def test_model_values_of_baselines_equal_the_real_card_reference():
             if player.name == "random":
                 legal = ref.legal_actions(*_args, history, hand)
                 return {label: 1.0 / len(legal) for label in legal}
-            a = simulator.choose_action(game.player_arrays(player), node, np.array(hand, dtype=np.int64), game.arrays,
-                                  np.zeros(1, np.uint64))
+            a = simulator.choose_action(game.player_arrays(player), node, int(tree.round[node]),
+                                        int(tree.phase[node]), float(tree.pot[node]), tree.records[node].astype(np.int64),
+                                        np.array(hand, dtype=np.int64), game.rules, np.zeros(1, np.uint64))
             return {labels[a]: 1.0}
         return policy
 

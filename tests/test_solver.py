@@ -149,7 +149,7 @@ def test_where_walks_cut_changes_nothing(monkeypatch, level):
 
     cfg = GameConfig(draws=2, cap=1, bets=(1.0, 1.0, 2.0))
     uncut = Engine(cfg)
-    uncut.walker.walk_cuts = uncut.walker._cuts(np.zeros(uncut.tree.n_nodes, dtype=bool))
+    uncut.walker.walk_cuts = uncut.walker.cuts(np.zeros(uncut.tree.n_nodes, dtype=bool))
     threads = numba.config.NUMBA_NUM_THREADS
     tree = uncut.tree
     first = (tree.kind == DRAW) & (tree.round == 0)

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from solver.game.config import load_preset  # noqa: E402
-from solver.arena.match import GameArrays, load_player, play_match  # noqa: E402
+from solver.arena.match import MatchGame, load_player, play_match  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -37,7 +37,7 @@ def main(argv=None) -> int:
                 ("triple-draw-bucketed", "rule", "random")]
     runs = []
     for preset, a, b in pairings:
-        game = GameArrays.of(load_preset(preset))
+        game = MatchGame.of(load_preset(preset))
         r = play_match(game.config, a, b, args.hands, seed=1, game=game)
         runs.append({"game": preset, "a": a, "b": b, "hands": r.games, "seconds": r.seconds,
                      "hands_per_s": r.hands_per_second})

@@ -1,7 +1,7 @@
 """Head-to-head matches in real Badugi: players, duplicate deals, confidence intervals.
 
 A player is a solved strategy directory or one of the baselines ``rule``,
-``station`` and ``random`` (see :mod:`solver.simulator`). Every deal is played
+``station`` and ``random`` (see :mod:`solver.arena.simulator`). Every deal is played
 twice with the same deck and the seats swapped, so the luck of the cards
 cancels; the per-deal figure is the mean of the two games, and the 95%
 interval is mean +- 1.96 standard errors over deals.
@@ -23,11 +23,11 @@ import numpy as np
 from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 
-from ..cfr import kernels
 from ..cfr.files import STRATEGY_NAME, load_strategy_file
 from ..cfr.walker import Walker, read_only
 from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
-from ..game.layout import LayoutArrays, StrategyLayout
+from ..game.layout import StrategyLayout, no_layout, no_rule
+from ..game.rounds import RoundTemplates
 from ..game.plan import plan_solve
 from ..game.tree import PublicTree, build_tree
 from . import simulator
@@ -53,12 +53,15 @@ class Player:
         return cls(name, simulator.STRATEGY, config, np.asarray(probabilities, dtype=np.float32), layout, tree)
 
     def arrays(self, rounds: int, n_states: int) -> simulator.PlayerArrays:
-        """What the simulator kernels read of this player."""
+        """What the simulator kernels read of this player: its layout by node when the layout has
+        one slot entry per node, else by its recall rule."""
         if self.layout is None:
-            layout = LayoutArrays(np.zeros(1, np.int64), np.ones(rounds, np.int64), np.zeros((rounds, n_states), np.int64),
-                                  np.zeros((rounds, 1, 1)), False)
-            return simulator.PlayerArrays(self.code, read_only(np.zeros(1, np.float32)), layout)
-        return simulator.PlayerArrays(self.code, read_only(self.probabilities), self.layout.kernel_arrays())
+            return simulator.PlayerArrays(self.code, read_only(np.zeros(1, np.float32)), no_layout(rounds, n_states),
+                                          no_rule(rounds), False)
+        layout = self.layout
+        by_rule = len(layout.slot_of) == 0
+        rule = layout.rule.kernel_arrays(layout.slot_offset) if by_rule else no_rule(rounds)
+        return simulator.PlayerArrays(self.code, read_only(self.probabilities), layout.kernel_arrays(), rule, by_rule)
 
 
 def load_player(spec: str) -> Player:
@@ -73,7 +76,8 @@ def load_player(spec: str) -> Player:
 
 
 def _game_of(config: GameConfig) -> GameConfig:
-    return replace(config, buckets=())
+    """The game itself, without the abstraction a strategy was solved in."""
+    return replace(config, buckets=(), recall=-1)
 
 
 def match_config(players: list[Player], config: GameConfig | None) -> GameConfig:
@@ -97,34 +101,24 @@ def match_config(players: list[Player], config: GameConfig | None) -> GameConfig
 
 @dataclass
 class MatchGame:
-    """A game ready for the simulator: its config, public tree and kernel arrays."""
+    """A game ready for the simulator: its config and the kernels' rules (no tree is built)."""
 
     config: GameConfig
-    tree: PublicTree
-    arrays: simulator.GameArrays
+    rules: simulator.GameRules
     n_states: int
 
     @classmethod
-    def of(cls, config: GameConfig, tree: PublicTree | None = None) -> "MatchGame":
-        """``tree``: the game's public tree if already at hand (a strategy's)."""
-        if tree is None:
-            plan_solve(config).check_tree_fits()
-            tree = build_tree(config)
+    def of(cls, config: GameConfig) -> "MatchGame":
+        templates = RoundTemplates.of(config)
         ev = get_evaluator(config.ranks, config.suits, config.hand_size)
         codes = ev.value_codes.astype(np.int64)
         code_to_value = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
         code_to_value[codes] = np.arange(len(codes))
-        arrays = simulator.GameArrays(tree.kind, tree.seat.astype(np.int64), tree.contrib,
-                                      tree.first_child.astype(np.int64), tree.n_children.astype(np.int64), tree.action,
-                                      tree.round.astype(np.int64), config.draws, config.suits, config.ranks,
-                                      config.hand_size, code_to_value)
-        return cls(config, tree, arrays, ev.n_values)
-
-    @classmethod
-    def for_players(cls, config: GameConfig, players: list[Player]) -> "MatchGame":
-        """The game, reusing a strategy player's tree (the same betting tree: buckets aside)."""
-        trees = [p.tree for p in players if p.tree is not None]
-        return cls.of(config, trees[0] if trees else None)
+        seat, label, kind, target, contrib, n_pos, n_out, start = templates.arrays
+        rules = simulator.GameRules(seat, label, kind, target, contrib, n_pos, n_out, start,
+                                    (label > 0).sum(axis=2).astype(np.int64), templates.subtree_sizes(),
+                                    config.draws, config.hand_size, config.suits, config.ranks, code_to_value)
+        return cls(config, rules, ev.n_values)
 
     def player_arrays(self, player: Player) -> simulator.PlayerArrays:
         return player.arrays(self.config.rounds, self.n_states)
@@ -199,10 +193,24 @@ def play_hand(game: MatchGame, deck, button: Player, big_blind: Player, seed: in
     hands = np.empty((2, cfg.hand_size), np.int64)
     payoff = np.empty(2)
     state = np.array([seed], dtype=np.uint64)
-    node = simulator.play_hand(deck, players, np.array([0, 1]), state, game.arrays, hands, payoff)
+    path = np.zeros(64, np.uint8)
+    n = simulator.play_hand(deck, players, np.array([0, 1]), state, game.rules, hands, payoff, path)
     card_deck = Deck(cfg.ranks, cfg.suits)
-    return HandRecord(game.tree.history(int(node)), [format_cards(sorted(h), card_deck) for h in hands.tolist()],
+    return HandRecord(history_of(bytes(path[:n]).decode()), [format_cards(sorted(h), card_deck) for h in hands.tolist()],
                       payoff.tolist())
+
+
+def history_of(labels: str) -> str:
+    """The history notation of a sequence of action labels: a "/" closes each betting round that
+    a draw follows, and each draw pair."""
+    out = []
+    for i, label in enumerate(labels):
+        if label.isdigit() and (i == 0 or not labels[i - 1].isdigit()):
+            out.append("/")
+        out.append(label)
+        if label.isdigit() and i > 0 and labels[i - 1].isdigit() and (i < 2 or not labels[i - 2].isdigit()):
+            out.append("/")
+    return "".join(out)
 
 
 def play_deals(game: MatchGame, player_a: Player, player_b: Player, deals: int, seed: int,
@@ -216,7 +224,7 @@ def play_deals(game: MatchGame, player_a: Player, player_b: Player, deals: int, 
     out = np.zeros((deals, 2))
     for lo in range(0, deals, CHUNK_DEALS):
         hi = min(lo + CHUNK_DEALS, deals)
-        simulator.play_match(players, lo, hi, seed, game.arrays, out)
+        simulator.play_match(players, lo, hi, seed, game.rules, out)
         if progress is not None:
             progress(hi, deals)
     return out
@@ -232,7 +240,7 @@ def play_match(config: GameConfig | None, a: str | Player, b: str | Player, hand
     player_a = a if isinstance(a, Player) else load_player(a)
     player_b = b if isinstance(b, Player) else load_player(b)
     config = match_config([player_a, player_b], config)
-    game = game if game is not None and game.config == config else MatchGame.for_players(config, [player_a, player_b])
+    game = game if game is not None and game.config == config else MatchGame.of(config)
     deals = (hands + 1) // 2
     start = time.perf_counter()
     chips = play_deals(game, player_a, player_b, deals, seed, progress)
@@ -261,20 +269,25 @@ def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tupl
     what a duplicate match estimates in the model.
 
     Both players' policies per value class go into one full-resolution
-    strategy (each seat's nodes from its player), which an evaluate walk plays.
+    strategy (each seat's nodes from its player), which an evaluate walk plays;
+    so the game's tree must be one this machine can build.
     """
     config = match_config([a, b], config)
-    game = MatchGame.for_players(config, [a, b])
+    plan_solve(config).check_tree_fits()
+    tree = build_tree(config)
+    game = MatchGame.of(config)
     model = get_draw_model(config.ranks, config.suits, config.hand_size)
-    layout = StrategyLayout.build(game.tree, model.legal)
-    walker = Walker(game.tree, layout, model)
+    layout = StrategyLayout.build(tree, model.legal)
+    walker = Walker(tree, layout, model)
     play = np.zeros(layout.n_entries, dtype=np.float32)
     hands = hand_of_each_class(config)
     values = []
+    records = tree.records.astype(np.int64)
     for a_seat in (0, 1):
         for player, at in ((a, a_seat), (b, 1 - a_seat)):
-            simulator.fill_class_policy(game.player_arrays(player), at, game.arrays, model.legal, hands,
+            simulator.fill_class_policy(game.player_arrays(player), at, tree.kind, tree.seat, tree.round.astype(np.int64),
+                                        tree.phase.astype(np.int64), tree.pot, records, game.rules, model.legal, hands,
                                         layout.kernel_arrays(), play)
-        button = walker.walk(0, kernels.EVALUATE, play)
+        button = walker.evaluate(play)
         values.append(1000.0 * (button if a_seat == 0 else -button) / config.big_blind)
     return values[0], values[1]

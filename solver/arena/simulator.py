@@ -3,8 +3,12 @@
 The solver's model gives each player a deck of his own; this simulator plays
 the real game, so a solved strategy can be measured where it will be used.
 
-Rules (DESIGN section 2, as the public tree encodes them: the simulator walks
-the same tree, so blinds, betting order and cap are the solver's):
+Rules (DESIGN section 2): the simulator follows the rounds' betting templates
+(:mod:`solver.game.rounds`), the ones the solver's public tree is generated
+from, so blinds, betting order and cap are the solver's; it builds no tree, so
+it plays any cap and number of draws (triple draw at cap 4 too). It tracks the
+node's id in the public tree from the templates' subtree sizes, for strategies
+whose layout stores one slot per node:
 
 - One shuffled deck. The button's hand is the deck's first ``hand_size`` cards,
   the big blind's the next ``hand_size``; the rest is the stub.
@@ -20,12 +24,13 @@ the same tree, so blinds, betting order and cap are the solver's):
 - Showdown: the better value wins the pot; equal values split it.
 
 Players (one code each; a player is a :data:`PlayerArrays`: its code, and for
-solved strategies the probabilities and their layout,
-:class:`solver.game.layout.LayoutArrays`):
+solved strategies the probabilities and their layout, by node
+(:class:`solver.game.layout.LayoutArrays`) or by recall rule
+(:class:`solver.game.layout.RuleArrays`)):
 
-- ``STRATEGY``: a solved average strategy; the hand's value class picks its
-  row position through the layout (its bucket in bucketed games); draws use
-  the canonical discard.
+- ``STRATEGY``: a solved average strategy; the node (or its history key) picks
+  the slot, the hand's value class its row position (its bucket in bucketed
+  games); draws use the canonical discard.
 - ``RULE``: the reference draw rule (:func:`abstractions.transitions.reference_draw`):
   pat a badugi, otherwise keep its value's cards and draw the rest.
   Bets or raises with a strong hand: a badugi whose top card is in the lower
@@ -48,53 +53,28 @@ import numpy as np
 from numba import njit
 
 from abstractions.evaluator import best_valid_subset, strength_code, value_shape
-from abstractions.transitions import reference_draw
+from abstractions.random import below, mix, stream_seed, uniform
+from abstractions.transitions import draw_is_legal, reference_draw
 
-from ..game.layout import policy_entry
-from ..game.tree import DRAW, FOLD, SHOWDOWN
+from ..game.layout import key_slot
+from ..game.rounds import BET, CONTINUE, FOLD
 
-# A player: its code, and for a solved strategy its probabilities (read-only float32) and layout.
-PlayerArrays = namedtuple("PlayerArrays", "code probabilities layout")
-# What the kernels need of a game: the public tree's arrays and the deck.
-GameArrays = namedtuple("GameArrays", "kind seat contrib first_child n_children action node_round draws suits ranks "
-                                      "hand_size code_to_value")
+# A player: its code, and for a solved strategy its probabilities (read-only float32) and their
+# layout: by node (``layout``) or, when ``by_rule``, by the history keys of ``rule``.
+PlayerArrays = namedtuple("PlayerArrays", "code probabilities layout rule by_rule")
+# What the kernels need of a game: the rounds' templates (as RoundTemplates.arrays), actions per
+# position, subtree sizes per position, and the deck.
+GameRules = namedtuple("GameRules", "seat label kind target contrib n_pos n_out start_contrib n_actions sizes draws "
+                                    "hand_size suits ranks code_to_value")
 
 STRATEGY, RULE, STATION, RANDOM = 0, 1, 2, 3
 PLAYER_CODES = {"strategy": STRATEGY, "rule": RULE, "station": STATION, "random": RANDOM}
 LABEL_F, LABEL_K, LABEL_C, LABEL_B, LABEL_R = ord("f"), ord("k"), ord("c"), ord("b"), ord("r")
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True)
-def _mix(z):
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def _uniform(state):
-    """A float in [0, 1) from the splitmix64 stream in ``state[0]``."""
-    state[0] += GOLDEN
-    return float(_mix(state[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _below(state, n):
-    return min(int(_uniform(state) * n), n - 1)
-
-
-@njit(cache=True)
-def deal_seed(seed, deal):
-    """The random stream's start for one deal of a match."""
-    return _mix(np.uint64(seed) * GOLDEN + np.uint64(deal) + np.uint64(1))
-
-
 @njit(cache=True)
 def shuffle(cards, n, state):
     """Fisher-Yates on ``cards[:n]``."""
     for i in range(n - 1, 0, -1):
-        j = _below(state, i + 1)
+        j = below(state, i + 1)
         cards[i], cards[j] = cards[j], cards[i]
 
 
@@ -106,7 +86,7 @@ def hand_value(hand, suits, ranks, code_to_value):
 
 @njit(cache=True)
 def _sample(probs, start, stride, n, state):
-    u = _uniform(state)
+    u = uniform(state)
     total = 0.0
     for a in range(n):
         total += probs[start + a * stride]
@@ -123,31 +103,43 @@ def _sample(probs, start, stride, n, state):
 
 
 @njit(cache=True)
-def choose_action(player, node, hand, game, state):
-    """The child index a player picks at a decision node."""
-    n_act = game.n_children[node]
-    is_draw = game.kind[node] == DRAW
-    rnd = game.node_round[node]
+def strategy_entry(player, node, rnd, phase, pot, records):
+    """First storage entry of a decision point's slot for a strategy player."""
+    if player.by_rule:
+        return player.rule.slot_offset[key_slot(player.rule, rnd, phase, pot, records, -1)]
+    return player.layout.entry_offset[node]
+
+
+@njit(cache=True)
+def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
+    """The action index a player picks at a decision point: public node ``node``, its round,
+    phase, pot level and earlier round records (see :mod:`solver.game.rounds`)."""
+    is_draw = phase >= game.n_pos[rnd]
     hand_size = len(hand)
+    n_act = hand_size + 1 if is_draw else game.n_actions[rnd, phase]
     if player.code == STRATEGY:
         value = hand_value(hand, game.suits, game.ranks, game.code_to_value)
-        return _sample(player.probabilities, policy_entry(player.layout, node, rnd, 0, value),
-                       player.layout.row_width[rnd], n_act, state)
+        start = strategy_entry(player, node, rnd, phase, pot, records) + player.layout.row_of[rnd, value]
+        return _sample(player.probabilities, start, player.layout.row_width[rnd], n_act, state)
     count, top = value_shape(hand, hand_size, game.suits)
     if is_draw:
         if player.code == RANDOM:
-            n_legal = 2 + count if count < hand_size else hand_size + 1
-            pick = _below(state, n_legal)
-            # Legal counts: 0, then hand_size - count .. hand_size.
-            return 0 if pick == 0 else max(hand_size - count, 1) + pick - 1
+            n_legal = 0
+            for d in range(hand_size + 1):
+                n_legal += draw_is_legal(count, hand_size, d)
+            pick = below(state, n_legal)
+            for d in range(hand_size + 1):
+                if draw_is_legal(count, hand_size, d):
+                    if pick == 0:
+                        return d
+                    pick -= 1
         return reference_draw(count, hand_size)
     if player.code == RANDOM:
-        return _below(state, n_act)
-    first = game.first_child[node]
+        return below(state, n_act)
     can_check = can_raise = can_fold = -1
     call = -1
     for a in range(n_act):
-        label = game.action[first + a]
+        label = game.label[rnd, phase, a]
         if label == LABEL_K:
             can_check = a
         elif label == LABEL_C:
@@ -208,15 +200,29 @@ def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards)
 
 
 @njit(cache=True)
-def play_hand(deck, players, seat_player, state, game, hands, payoff):
+def _child_size(game, rnd, phase, a):
+    """Nodes in the subtree of action ``a`` at a betting position (itself included)."""
+    kind = game.kind[rnd, phase, a]
+    if kind == BET:
+        return game.sizes[rnd, game.target[rnd, phase, a]]
+    if kind == CONTINUE and rnd < game.draws:
+        h1 = game.hand_size + 1
+        return 1 + h1 * (1 + h1 * game.sizes[rnd + 1, 0])
+    return 1
+
+
+@njit(cache=True)
+def play_hand(deck, players, seat_player, state, game, hands, payoff, path):
     """Play one hand from the deck order ``deck``; ``seat_player[s]`` is the index in ``players``
     of the player in seat ``s`` (0 button, 1 big blind).
 
-    Fills ``hands`` (final hands by seat) and ``payoff`` (chips won by seat) and
-    returns the terminal node.
+    Fills ``hands`` (final hands by seat), ``payoff`` (chips won by seat) and
+    ``path`` (the labels of the actions taken, as character codes, then zeros);
+    returns the number of actions.
     """
     n_cards = len(deck)
     hand_size = game.hand_size
+    h1 = hand_size + 1
     stub = np.empty(n_cards, np.int64)
     muck = np.empty(n_cards, np.int64)
     discards = np.empty(hand_size, np.int64)
@@ -228,27 +234,62 @@ def play_hand(deck, players, seat_player, state, game, hands, payoff):
         stub[i] = deck[2 * hand_size + i]
     stub_pos = 0
     n_muck = 0
-    node = 0
+    records = np.full(max(game.draws, 1), -1, np.int64)
+    # The decision point: public node id and its first child's id, round, phase, pot level.
+    node, first, rnd, phase, pot = 0, 1, 0, 0, 0.0
+    c0, c1 = game.start_contrib[0], game.start_contrib[1]
+    n_path = 0
     while True:
-        k = game.kind[node]
-        if k == FOLD:
-            folder = game.seat[node]
-            payoff[folder] = -game.contrib[node, folder]
-            payoff[1 - folder] = game.contrib[node, folder]
-            return node
-        if k == SHOWDOWN:
-            v0 = hand_value(hands[0], game.suits, game.ranks, game.code_to_value)
-            v1 = hand_value(hands[1], game.suits, game.ranks, game.code_to_value)
-            pot = game.contrib[node, 0]
-            payoff[0] = pot if v0 < v1 else (-pot if v0 > v1 else 0.0)
-            payoff[1] = -payoff[0]
-            return node
-        s = game.seat[node]
-        a = choose_action(players[seat_player[s]], node, hands[s], game, state)
-        if k == DRAW and a > 0:
+        n_pos, n_out = game.n_pos[rnd], game.n_out[rnd]
+        if phase < n_pos:
+            s = game.seat[rnd, phase]
+            a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
+            path[n_path] = game.label[rnd, phase, a]
+            n_path += 1
+            n_act = game.n_actions[rnd, phase]
+            child_first = first + n_act
+            for i in range(a):
+                child_first += _child_size(game, rnd, phase, i) - 1
+            kind = game.kind[rnd, phase, a]
+            if kind == FOLD:
+                payoff[s] = -(c0 if s == 0 else c1)
+                payoff[1 - s] = c0 if s == 0 else c1
+                return n_path
+            c0 = pot + game.contrib[rnd, phase, a, 0] if rnd > 0 else game.contrib[rnd, phase, a, 0]
+            c1 = pot + game.contrib[rnd, phase, a, 1] if rnd > 0 else game.contrib[rnd, phase, a, 1]
+            node, first = first + a, child_first
+            if kind == BET:
+                phase = game.target[rnd, phase, a]
+            elif rnd < game.draws:
+                phase = n_pos + game.target[rnd, phase, a]  # the big blind's draw
+            else:
+                v0 = hand_value(hands[0], game.suits, game.ranks, game.code_to_value)
+                v1 = hand_value(hands[1], game.suits, game.ranks, game.code_to_value)
+                payoff[0] = c0 if v0 < v1 else (-c0 if v0 > v1 else 0.0)
+                payoff[1] = -payoff[0]
+                return n_path
+            continue
+        # A draw: the big blind's (then the button's), or the button's (then the next round).
+        big_blind_draws = phase < n_pos + n_out
+        s = 1 if big_blind_draws else 0
+        a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
+        path[n_path] = 48 + a
+        n_path += 1
+        if a > 0:
             stub_pos, n_stub, n_muck = _draw(hands[s], a, game.suits, stub, stub_pos, n_stub, muck, n_muck,
                                              state, discards)
-        node = game.first_child[node] + a
+        below_each = game.sizes[rnd + 1, 0] if not big_blind_draws else 1 + h1 * game.sizes[rnd + 1, 0]
+        node, first = first + a, first + h1 + a * (below_each - 1)
+        if big_blind_draws:
+            phase = n_pos + n_out + (phase - n_pos) * h1 + a
+        else:
+            q = phase - n_pos - n_out
+            for k in range(len(records) - 1, 0, -1):
+                records[k] = records[k - 1]
+            records[0] = q * h1 + a
+            rnd += 1
+            phase = 0
+            pot = c0
 
 
 @njit(cache=True)
@@ -260,12 +301,13 @@ def play_match(players, deal_lo, deal_hi, seed, game, out):
     """
     n_cards = game.ranks * game.suits
     deck = np.empty(n_cards, np.int64)
+    path = np.zeros(8 * (game.draws + 1) + 2 * game.draws + 2, np.uint8)
     hands = np.empty((2, game.hand_size), np.int64)
     payoff = np.empty(2)
     seat_player = np.empty(2, np.int64)
     state = np.empty(1, np.uint64)
     for i in range(deal_lo, deal_hi):
-        start = deal_seed(seed, i)
+        start = stream_seed(seed, i)
         state[0] = start
         for c in range(n_cards):
             deck[c] = c
@@ -274,15 +316,17 @@ def play_match(players, deal_lo, deal_hi, seed, game, out):
             # Player 0 on the button, then in the big blind; the actions' stream starts afresh.
             seat_player[0] = seat_game
             seat_player[1] = 1 - seat_game
-            state[0] = _mix(start + np.uint64(seat_game + 1))
-            play_hand(deck, players, seat_player, state, game, hands, payoff)
+            state[0] = mix(start + np.uint64(seat_game + 1))
+            play_hand(deck, players, seat_player, state, game, hands, payoff, path)
             out[i, seat_game] = payoff[seat_game]
 
 
 @njit(cache=True)
-def fill_class_policy(player, target_seat, game, legal, hand_of_class, layout, out):
-    """Write ``player``'s policy per value class at ``target_seat``'s decision nodes into ``out``,
-    laid out by ``layout`` (full resolution: one entry per class).
+def fill_class_policy(player, target_seat, kind, seat, node_round, phase, pot, records, game, legal, hand_of_class,
+                      layout, out):
+    """Write ``player``'s policy per value class at ``target_seat``'s decision nodes of a built tree
+    (``kind``, ``seat``, ``node_round`` and the annotations ``phase``, ``pot``, ``records``) into
+    ``out``, laid out by ``layout`` (full resolution: one entry per class).
 
     Solved strategies are read through their own layout (a bucket's
     probabilities for each of its classes); ``RANDOM`` is uniform over legal
@@ -292,19 +336,23 @@ def fill_class_policy(player, target_seat, game, legal, hand_of_class, layout, o
     """
     n_states = hand_of_class.shape[0]
     state = np.zeros(1, np.uint64)
-    for node in range(len(game.kind)):
-        if game.kind[node] > DRAW or game.seat[node] != target_seat:
+    for node in range(len(kind)):
+        if kind[node] > 1 or seat[node] != target_seat:
             continue
-        n_act = game.n_children[node]
-        rnd = game.node_round[node]
-        is_draw = game.kind[node] == DRAW
+        rnd = node_round[node]
+        p = phase[node]
+        is_draw = p >= game.n_pos[rnd]
+        n_act = game.hand_size + 1 if is_draw else game.n_actions[rnd, p]
+        base = layout.entry_offset[node]
+        width = layout.row_width[rnd]
         for v in range(n_states):
             for a in range(n_act):
-                out[policy_entry(layout, node, rnd, a, v)] = 0.0
+                out[base + a * width + layout.row_of[rnd, v]] = 0.0
             if player.code == STRATEGY:
+                start = strategy_entry(player, node, rnd, p, pot[node], records[node]) + player.layout.row_of[rnd, v]
                 for a in range(n_act):
-                    out[policy_entry(layout, node, rnd, a, v)] = player.probabilities[
-                        policy_entry(player.layout, node, rnd, a, v)]
+                    out[base + a * width + layout.row_of[rnd, v]] = player.probabilities[
+                        start + a * player.layout.row_width[rnd]]
             elif player.code == RANDOM:
                 n_legal = 0
                 for a in range(n_act):
@@ -312,7 +360,7 @@ def fill_class_policy(player, target_seat, game, legal, hand_of_class, layout, o
                         n_legal += 1
                 for a in range(n_act):
                     if not is_draw or legal[v, a]:
-                        out[policy_entry(layout, node, rnd, a, v)] = 1.0 / n_legal
+                        out[base + a * width + layout.row_of[rnd, v]] = 1.0 / n_legal
             else:
-                a = choose_action(player, node, hand_of_class[v], game, state)
-                out[policy_entry(layout, node, rnd, a, v)] = 1.0
+                a = choose_action(player, node, rnd, p, pot[node], records[node], hand_of_class[v], game, state)
+                out[base + a * width + layout.row_of[rnd, v]] = 1.0

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,6 +68,22 @@ class Schedule:
         return Discount(pos, neg, 0.0, (prev / t) ** gamma, 1.0)
 
 
+@contextmanager
+def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.ndarray, seats, discount: Discount):
+    """Around the update walks of ``seats`` on a layout with shared slots: discount their regrets
+    and strategy sums once, give the walks a discount that only adds (the iteration's strategy
+    weight kept), and floor the regrets at zero after them for CFR+."""
+    for seat in seats:
+        kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, discount.pos_scale,
+                              discount.neg_scale, False)
+        kernels.discount_seat(strat_sum, layout.slot_offset, layout.slot_seat, seat, discount.sum_scale,
+                              discount.sum_scale, False)
+    yield Discount(1.0, 1.0, 0.0, 1.0, discount.sum_weight)
+    if discount.floor > 0.0:
+        for seat in seats:
+            kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, 1.0, 1.0, True)
+
+
 class Engine:
     """Range-vector CFR over the public tree of one game config."""
 
@@ -87,12 +104,13 @@ class Engine:
                 "use a smaller cap, fewer draws or (fewer) card buckets")
         tree = build_tree(config)
         model = get_draw_model(config.ranks, config.suits, config.hand_size)
-        layout = (StrategyLayout.for_config(tree, model.legal) if row_of is None
-                  else StrategyLayout.build(tree, model.legal, row_of))
+        layout = StrategyLayout.for_config(tree, model.legal, row_of)
         self.walker = Walker(tree, layout, model)
         self.regret = np.zeros(layout.n_entries, dtype=np.float32)
         self.strat_sum = np.zeros(layout.n_entries, dtype=np.float32)
         self.iteration = 0
+
+    exact_progress = True  # its exploitability checks are exact: no separate certificate
 
     @property
     def algorithm(self) -> str:
@@ -115,17 +133,26 @@ class Engine:
         return self.walker.n_states
 
     def run_iterations(self, n: int) -> None:
-        """``n`` iterations of alternating updates (button, then big blind)."""
+        """``n`` iterations of alternating updates (button, then big blind). Where public nodes
+        share slots, a walk visits a slot many times, so the iteration's discount is applied to
+        the seat's storage once before its walk, which only adds (:func:`discounted_update`)."""
+        shared = self.layout.shares_slots
         for _ in range(n):
             t = self.iteration + 1
             discount = self.schedule.discount(t)
             for seat in (0, 1):
-                self.walker.walk(seat, kernels.UPDATE, self.regret, discount, self.regret, self.strat_sum)
+                if shared:
+                    with discounted_update(self.layout, self.regret, self.strat_sum, (seat,), discount) as adding:
+                        self.walker.walk(seat, kernels.UPDATE, self.regret, adding, self.regret, self.strat_sum)
+                else:
+                    self.walker.walk(seat, kernels.UPDATE, self.regret, discount, self.regret, self.strat_sum)
             self.iteration = t
 
     def exploitability(self) -> Exploitability:
         """Exact best responses against the average strategy, and its game value."""
         return self.walker.exploitability(self.strat_sum)
+
+    progress_exploitability = exploitability
 
     # -- the average strategy ----------------------------------------------
     def average_strategy(self, node: int) -> np.ndarray:

@@ -37,10 +37,20 @@ STRATEGY_VERSION = 2
 CHECKPOINT_NAME = "checkpoint.npz"
 STRATEGY_NAME = "strategy.npz"
 TREE_PREFIX, LAYOUT_PREFIX = "tree_", "layout_"
+ALIGN = 64               # memory-mapped arrays start at multiples of this in the file
+PAD_FIELD_ID = 0xB4D6    # the zip extra field that pads them there
 
 
 class CheckpointError(ValueError):
     """A checkpoint or strategy file that cannot be used: damaged, another format, another game."""
+
+
+class FormatVersionError(CheckpointError):
+    """A file of a format version this solver does not read."""
+
+    def __init__(self, message: str, version: int):
+        super().__init__(message)
+        self.version = version
 
 
 def _header(kind: str, version: int, config: GameConfig, algorithm: str, iteration: int) -> dict:
@@ -60,7 +70,14 @@ def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | Non
                 np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
         if streamed is not None:
             name, size, chunks = streamed
-            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
+            member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            # Pad the local header (an extra field) so the array's data starts 64-byte aligned
+            # in the file: readers memory-map it. The header is 30 bytes, the name, this field
+            # and the 20-byte ZIP64 field; numpy pads its own header to 64 bytes.
+            fixed = 30 + len(member.filename.encode()) + 4 + 20
+            pad = -(archive.fp.tell() + fixed) % ALIGN
+            member.extra = struct.pack("<HH", PAD_FIELD_ID, pad) + bytes(pad)
+            with archive.open(member, "w", force_zip64=True) as entry:
                 np.lib.format.write_array_header_2_0(entry, {"descr": np.lib.format.dtype_to_descr(
                     np.dtype(np.float32)), "fortran_order": False, "shape": (size,)})
                 written = 0
@@ -90,7 +107,7 @@ def _read(path: Path, kind: str, versions: tuple[int, ...], mapped: str | None =
         raise CheckpointError(f"{path} is not a {kind} file")
     version = int(arrays.get("version", -1))
     if version not in versions:
-        raise CheckpointError(f"{path} has format version {version}, this solver reads {versions[-1]}")
+        raise FormatVersionError(f"{path} has format version {version}, this solver reads {versions[-1]}", version)
     try:
         arrays["config"] = GameConfig.from_dict(tomllib.loads(str(arrays["config_toml"])), str(path))
     except (KeyError, tomllib.TOMLDecodeError, ConfigError) as err:
@@ -138,13 +155,13 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
     })
 
 
-def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None,
-                    expected_size: int | None = None) -> dict:
+def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None) -> dict:
     """Read and check a checkpoint; CheckpointError with a one-line reason if unusable.
 
-    With ``config`` / ``algorithm`` / ``expected_size``, a checkpoint of another
-    game, algorithm or tree is refused. Format 1 (before the layout was saved)
-    still loads; its ``row_of`` is None (the config's layout).
+    With ``config`` / ``algorithm``, a checkpoint of another game or algorithm
+    is refused (the caller checks its size against the layout). Format 1
+    (before the layout was saved) still loads; its ``row_of`` is None (the
+    config's layout).
     """
     data = _read(Path(path), "badugi-checkpoint", (1, CHECKPOINT_VERSION))
     names = ("regret", "strat_sum", "iteration", "seconds", "convergence", "algorithm")
@@ -158,9 +175,8 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
         raise CheckpointError(f"{path} was made with {str(data['algorithm'])}, not {algorithm}")
     if data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32:
         raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
-    if expected_size is not None and (data["regret"].size != expected_size or data["strat_sum"].size != expected_size):
-        raise CheckpointError(f"{path} does not match this game's tree ({data['regret'].size} entries, "
-                              f"expected {expected_size})")
+    if data["regret"].shape != data["strat_sum"].shape or data["regret"].ndim != 1:
+        raise CheckpointError(f"{path} is damaged: regrets and strategy sums differ in shape")
     if not (np.all(np.isfinite(data["regret"])) and np.all(np.isfinite(data["strat_sum"]))):
         raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
     row_of = data["row_of"]
@@ -171,6 +187,47 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
 
 
 # -- strategy files ----------------------------------------------------------
+def _tree_problem(tree: PublicTree) -> str | None:
+    """What makes a stored tree unusable (None if nothing): shapes, types, child ranges."""
+    n = tree.n_nodes
+    for name in PublicTree.ARRAYS:
+        array = getattr(tree, name)
+        if len(array) != n:
+            return f"its tree's {name} has {len(array)} entries, not {n}"
+        if name != "contrib" and not np.issubdtype(array.dtype, np.integer):
+            return f"its tree's {name} is {array.dtype}, not integers"
+    if tree.contrib.shape != (n, 2) or not np.isfinite(tree.contrib).all():
+        return "its tree's contributions are not finite pairs"
+    inner = tree.first_child >= 0
+    ends = tree.first_child.astype(np.int64) + tree.n_children
+    if n == 0 or (tree.first_child[inner] <= np.nonzero(inner)[0]).any() or (ends[inner] > n).any():
+        return "its tree's children are out of range"
+    if ((tree.kind < 0) | (tree.kind > 3)).any() or ((tree.kind <= 1) != inner).any():
+        return "its tree's node kinds do not match their children"
+    children = np.nonzero(inner)[0]
+    if not (tree.parent[tree.first_child[children]] == children).all():
+        return "its tree's parents do not match its children"
+    return None
+
+
+def _layout_problem(layout: StrategyLayout, tree: PublicTree, config: GameConfig) -> str | None:
+    """What makes a stored layout unfit for its tree and game (None if nothing)."""
+    if len(layout.slot_of) != tree.n_nodes or layout.row_of.shape[0] != config.rounds:
+        return "its layout does not fit its tree"
+    if not all(np.issubdtype(a.dtype, np.integer) for a in (layout.slot_of, layout.row_of, layout.slot_offset)):
+        return "its layout's maps are not integers"
+    decision = np.nonzero(tree.kind <= 1)[0]
+    slots = layout.slot_of[decision]
+    if (slots < 0).any():
+        return "a decision point has no slot"
+    for name, node_value in (("round", tree.round), ("seat", tree.seat), ("kind", tree.kind),
+                             ("actions", tree.n_children)):
+        if not np.array_equal(getattr(layout, "slot_" + name)[slots], node_value[decision]):
+            return f"its slots' {name} do not match the tree's"
+    return None
+
+
+
 @dataclass
 class StrategyFile:
     """What a strategy file holds (see the module docstring)."""
@@ -180,18 +237,20 @@ class StrategyFile:
     iteration: int
     exploitability_mbb: float
     game_value_mbb: float
-    tree: PublicTree
+    tree: PublicTree | None     # None for a game too big to build: its layout reads by recall rule
     layout: StrategyLayout
     probabilities: np.ndarray   # (layout.n_entries,) float32, memory-mapped
 
 
-def save_strategy(path: Path, config: GameConfig, algorithm: str, iteration: int, tree: PublicTree,
+def save_strategy(path: Path, config: GameConfig, algorithm: str, iteration: int, tree: PublicTree | None,
                   layout: StrategyLayout, probability_chunks, exploitability_mbb: float, game_value_mbb: float) -> None:
     """The average strategy (``probability_chunks``: float32 arrays holding the layout's entries
-    in order, streamed into the file) with its layout and tree."""
+    in order, streamed into the file) with its layout and tree (none for a game too big to build,
+    whose layout has a recall rule)."""
     small = {**_header("badugi-strategy", STRATEGY_VERSION, config, algorithm, iteration),
              "exploitability_mbb": np.array(exploitability_mbb), "game_value_mbb": np.array(game_value_mbb)}
-    small.update({TREE_PREFIX + name: value for name, value in tree.arrays().items()})
+    if tree is not None:
+        small.update({TREE_PREFIX + name: value for name, value in tree.arrays().items()})
     small.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items()})
     _write_npz(path, small, ("probabilities", layout.n_entries, probability_chunks))
 
@@ -201,26 +260,35 @@ def load_strategy_file(path: Path) -> StrategyFile:
     path = Path(path)
     try:
         data = _read(path, "badugi-strategy", (STRATEGY_VERSION,), mapped="probabilities")
-    except CheckpointError as err:
-        if "format version 1," in str(err):
+    except FormatVersionError as err:
+        if err.version == 1:
             raise CheckpointError(f"{path} was written before strategy files carried their layout (format 1); "
                                   f"rewrite it from its run's checkpoint: badugi solve --out {path.parent} --resume "
                                   "--iterations N, with N its iterations") from None
         raise
     try:
         config = data["config"]
-        tree = PublicTree.from_arrays(config, {name[len(TREE_PREFIX):]: value for name, value in data.items()
-                                               if name.startswith(TREE_PREFIX)})
+        tree = None
+        if any(name.startswith(TREE_PREFIX) for name in data):
+            tree = PublicTree.from_arrays(config, {name[len(TREE_PREFIX):]: value for name, value in data.items()
+                                                   if name.startswith(TREE_PREFIX)})
         layout = StrategyLayout.from_arrays({name[len(LAYOUT_PREFIX):]: value for name, value in data.items()
                                              if name.startswith(LAYOUT_PREFIX)})
         probabilities = data["probabilities"]
     except KeyError as err:
         raise CheckpointError(f"{path} is damaged: it has no {err.args[0]!r} array") from None
-    except LayoutError as err:
+    except (LayoutError, ValueError) as err:
         raise CheckpointError(f"{path} is damaged: {err}") from None
-    if len(layout.slot_of) != tree.n_nodes or layout.row_of.shape[0] != config.rounds:
-        raise CheckpointError(f"{path} is damaged: its layout does not fit its tree")
-    if probabilities.dtype != np.float32 or probabilities.shape != (layout.n_entries,):
+    if tree is None:
+        problem = None if layout.rule is not None and layout.row_of.shape[0] == config.rounds else \
+            "it has neither a tree nor a recall rule"
+    else:
+        problem = _tree_problem(tree) or _layout_problem(layout, tree, config)
+    if problem:
+        raise CheckpointError(f"{path} is damaged: {problem}")
+    if probabilities.dtype != np.float32:
+        raise CheckpointError(f"{path} is damaged: its probabilities are {probabilities.dtype}, not float32")
+    if probabilities.shape != (layout.n_entries,):
         raise CheckpointError(f"{path} is damaged: {probabilities.size} probabilities, the layout has "
                               f"{layout.n_entries}")
     return StrategyFile(config, str(data["algorithm"]), int(data["iteration"]), float(data["exploitability_mbb"]),

@@ -55,10 +55,14 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
+from abstractions.random import uniform
+
+from ..game.layout import LayoutArrays, key_slot
 from ..game.tree import DRAW, FOLD, SHOWDOWN
 
 UPDATE, BEST_RESPONSE, EVALUATE = 0, 1, 2
 FULL, COLLECT, TRUNK = 0, 1, 2
+SAMPLE_NONE, SAMPLE_DRAWS, SAMPLE_ALL = 0, 1, 2   # where a sampled walk samples the opponent
 
 # Kernel arguments come in named groups (each built once in Python by the walker):
 # the public tree's arrays, the draw model's tables, the discount of one iteration,
@@ -66,8 +70,12 @@ FULL, COLLECT, TRUNK = 0, 1, 2
 # the nodes whose reach and values a walk records. The layout comes as
 # ``solver.game.layout.LayoutArrays``.
 TreeArrays = namedtuple("TreeArrays", "kind seat contrib first_child n_children node_round max_depth n_actions_max")
-DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_prob set_size hand_size")
+# (legal and keep_set per round: (rounds, states, draw counts); a bucket game's states and
+# transitions differ by round, and standing pat moves its state to the next round's buckets,
+# ``pat_moves``, where a value class stays itself.)
+DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_prob set_size hand_size pat_moves")
 Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weight")
+NO_UPDATE = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # the discount of walks that update nothing
 Cuts = namedtuple("Cuts", "nodes index reach value")
 Record = namedtuple("Record", "index reach value")
 WorkBuffers = namedtuple("WorkBuffers", "reach child_val strat stack_node stack_next agg temp chance_at chance_level "
@@ -118,12 +126,13 @@ def _regret_match(rows, n_act, is_draw, mask, out, total, uniform):
 
 
 @njit(cache=True)
-def _draw_reach(reach, strat_row, draw, draws, agg, out):
-    """Reach after drawing ``draw``: sum_v reach[v] * sigma(v, draw) * T_draw(v, .)."""
-    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
-                                                                 draws.set_value, draws.set_prob, draws.set_size)
+def _draw_reach(reach, strat_row, draw, rnd, draws, agg, out):
+    """Reach after drawing ``draw`` after round ``rnd``: sum_v reach[v] * sigma(v, draw) * T_draw(v, .)."""
+    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal[rnd], draws.keep_set[rnd],
+                                                                 draws.set_start, draws.set_value, draws.set_prob,
+                                                                 draws.set_size)
     n_states = reach.shape[0]
-    if draw == 0:
+    if draw == 0 and not draws.pat_moves:
         for v in range(n_states):
             out[v] = reach[v] * strat_row[v] if legal[v, 0] else 0.0
         return
@@ -143,12 +152,14 @@ def _draw_reach(reach, strat_row, draw, draws, agg, out):
 
 
 @njit(cache=True)
-def _draw_value(child_value, draw, draws, agg, out):
-    """Value before drawing ``draw``: Q[v] = sum_w T_draw(v, w) * child_value[w] (0 if illegal)."""
-    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
-                                                                 draws.set_value, draws.set_prob, draws.set_size)
+def _draw_value(child_value, draw, rnd, draws, agg, out):
+    """Value before drawing ``draw`` after round ``rnd``: Q[v] = sum_w T_draw(v, w) * child_value[w]
+    (0 if illegal)."""
+    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal[rnd], draws.keep_set[rnd],
+                                                                 draws.set_start, draws.set_value, draws.set_prob,
+                                                                 draws.set_size)
     n_states = child_value.shape[0]
-    if draw == 0:
+    if draw == 0 and not draws.pat_moves:
         for v in range(n_states):
             out[v] = child_value[v]
         return
@@ -254,7 +265,7 @@ def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, 
     """
     width = layout.row_width[rnd]
     rows = play[start:start + n_act * width].reshape((n_act, width))
-    if not layout.bucketed:
+    if not layout.shared_rows:
         _regret_match(rows, n_act, is_draw, layout.legal_mask[rnd], out, total, uniform)
         return
     _regret_match(rows, n_act, is_draw, layout.legal_mask[rnd], per_bucket, total, uniform)
@@ -286,8 +297,9 @@ def _discounted_sum(old, added, discount):
 @njit(cache=True, fastmath=True)
 def _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of_round, chance, own_reach, strat,
                     child_val, val, discount, bucket_sums):
-    """Regret and strategy-sum update of a bucketed node: a bucket's regret sums its classes'
-    counterfactual regrets (value differences weighted by the traverser's chance-only reach)."""
+    """Regret and strategy-sum update of a node with shared rows: a row's regret sums the
+    counterfactual regrets of the classes (and public nodes) sharing it: value differences
+    weighted by the traverser's chance-only reach."""
     for a in range(n_act):
         bucket_sums[:, :width] = 0.0
         for s in range(len(val)):
@@ -322,7 +334,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     kind, seat, contrib, first_child, n_children, node_round = (tree.kind, tree.seat, tree.contrib,
                                                                  tree.first_child, tree.n_children, tree.node_round)
     entry_offset, row_width, legal_mask = layout.entry_offset, layout.row_width, layout.legal_mask
-    bucketed = layout.bucketed
+    shared_rows = layout.shared_rows
     legal = draws.legal
     cut_index, cut_reach, cut_value = cuts.index, cuts.reach, cuts.value
     rec_index, rec_reach, rec_value = record.index, record.reach, record.value
@@ -333,7 +345,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                                                        work.stack_next)
     agg, temp, chance_at, chance_level, ones = work.agg, work.temp, work.chance_at, work.chance_level, work.ones
     per_bucket, bucket_sums, scratch = work.per_bucket, work.bucket_sums, work.scratch
-    track_chance = bucketed and policy == UPDATE
+    track_chance = shared_rows and policy == UPDATE
     own_slot = child_val.shape[1] - 1
 
     for s in range(n_states):
@@ -359,7 +371,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
         if k == 0:
             # Entering: the acting seat's strategy at this node.
             if policy == UPDATE or policy == EVALUATE or acting == opponent:
-                if bucketed:
+                if shared_rows:
                     _node_strategy(play, rows_at, n_act, rnd, is_draw, layout, per_bucket, temp, scratch,
                                    strat[depth])
                 else:
@@ -385,14 +397,14 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
             elif is_draw:
-                _draw_reach(reach[depth, acting], strat[depth, k], k, draws, agg, reach[depth + 1, acting])
+                _draw_reach(reach[depth, acting], strat[depth, k], k, rnd, draws, agg, reach[depth + 1, acting])
             else:
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
             if track_chance and needs_reach:
                 # Chance-only reach changes only at the traverser's own draws.
                 if is_draw and acting == traverser:
-                    _draw_reach(chance_at[chance_level[depth]], ones, k, draws, agg, chance_at[depth + 1])
+                    _draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
                     chance_level[depth + 1] = depth + 1
                 else:
                     chance_level[depth + 1] = chance_level[depth]
@@ -415,7 +427,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                     if track_chance:
                         cut_reach[c, 2, :] = chance_at[chance_level[depth + 1]]
                 elif is_draw and acting == traverser:
-                    _draw_value(cut_value[c], k, draws, agg, child_val[depth, k])
+                    _draw_value(cut_value[c], k, rnd, draws, agg, child_val[depth, k])
                 else:
                     child_val[depth, k, :] = cut_value[c, :]
             else:
@@ -440,7 +452,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                     for s in range(n_states):
                         best = -1e300
                         for a in range(n_act):
-                            if legal[s, a] and child_val[depth, a, s] > best:
+                            if legal[rnd, s, a] and child_val[depth, a, s] > best:
                                 best = child_val[depth, a, s]
                         child_val[vd, vk, s] = best
                 else:
@@ -460,9 +472,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                         # Illegal counts get no regret: their value is set to the node's.
                         for a in range(n_act):
                             for s in range(n_states):
-                                if not legal[s, a]:
+                                if not legal[rnd, s, a]:
                                     child_val[depth, a, s] = child_val[vd, vk, s]
-                    if not bucketed:
+                    if not shared_rows:
                         # 2-D views: flat offsets would turn the loads into gathers.
                         reg = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
                         sums = strat_sum[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
@@ -491,7 +503,8 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                 out_value[:] = child_val[0, own_slot]
             elif parent_draws:
                 slot = stack_next[depth] - 1
-                _draw_value(child_val[depth + 1, own_slot], slot, draws, agg, child_val[depth, slot])
+                _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,
+                            child_val[depth, slot])
     return 0
 
 
@@ -559,3 +572,339 @@ def average_slots(slot_round, slot_kind, slot_actions, slot_offset, layout, stra
         for a in range(n_act):
             for b in range(width):
                 out[start - out_start + a * width + b] = buffer[a, b]
+
+
+@njit(cache=True)
+def fill_cut(shape, shape_phase, shape_pot, shape_records, pot, record, rule, contrib, entry_offset):
+    """The arrays of one cut subtree from the shape every cut shares: contributions (the shape's
+    are relative to the cut's ``pot``) and each decision node's first entry under the recall
+    ``rule`` (the cut's first-round ``record`` completes the shape's records); -1 if a node's
+    key has no slot."""
+    for i in range(len(shape.kind)):
+        contrib[i, 0] = shape.contrib[i, 0] + pot
+        contrib[i, 1] = shape.contrib[i, 1] + pot
+        entry_offset[i] = -1
+        if shape.kind[i] <= DRAW:
+            slot = key_slot(rule, shape.node_round[i], shape_phase[i], shape_pot[i] + pot, shape_records[i], record)
+            if slot >= 0:
+                entry_offset[i] = rule.slot_offset[slot]
+
+
+@njit(cache=True, parallel=True)
+def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape,
+                      shape_phase, shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, n_threads,
+                      record):
+    """A whole-tree walk (``BEST_RESPONSE`` or ``EVALUATE``) of a game whose tree is a built trunk
+    (the first round and its draws) and one shared shape for every subtree below the cuts (the
+    second round's starts); returns sum_s deal(s) * value(s).
+
+    The trunk is walked to collect the reach at each cut; each cut's subtree is the shape with
+    its own contributions and entries (:func:`fill_cut`), walked in parallel chunks; the trunk
+    walk then uses their values. A cut the opponent never reaches is worth 0 and not walked.
+    """
+    n_states = deal_prob.shape[0]
+    max_width = trunk_layout.row_width.max()
+    max_depth = max(trunk.max_depth, shape.max_depth)
+    n_act_max = max(trunk.n_actions_max, shape.n_actions_max)
+    n_sets = len(draws.set_size)
+    root_value = np.zeros(n_states)
+    n_cuts = len(cuts.nodes)
+    work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
+    no_storage = np.zeros(0, np.float32)
+    no_update = Discount(1.0, 1.0, 0.0, 1.0, 1.0)
+    first_mode = FULL if n_cuts == 0 else COLLECT
+    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, no_update, trunk, trunk_layout,
+             draws, play, no_storage, no_storage, cuts, work, root_value, record)
+    opponent = 1 - traverser
+    if n_cuts > 0:
+        n_chunks = max(1, min(n_cuts, n_threads))
+        n_shape = len(shape.kind)
+        for chunk in prange(n_chunks):
+            chunk_work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
+            contrib = np.empty((n_shape, 2))
+            entry_offset = np.empty(n_shape, np.int64)
+            tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children, shape.node_round,
+                              shape.max_depth, shape.n_actions_max)
+            layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
+                                  trunk_layout.shared_rows)
+            for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
+                reached = 0.0
+                for s in range(n_states):
+                    reached += cuts.reach[c, opponent, s]
+                if reached == 0.0:
+                    cuts.value[c, :] = 0.0
+                    continue
+                fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
+                         entry_offset)
+                traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
+                         no_update, tree, layout, draws, play, no_storage, no_storage, shape_cuts, chunk_work,
+                         cuts.value[c], shape_record)
+        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, no_update, trunk, trunk_layout,
+                 draws, play, no_storage, no_storage, cuts, work, root_value, record)
+    total = 0.0
+    for s in range(n_states):
+        total += deal_prob[s] * root_value[s]
+    return total
+
+
+@njit(cache=True, fastmath=True)
+def sampled_walk(traverser, weight, sampling, rng, deal_prob, tree, n_trunk, phase, pot, records, cut_index,
+                 cut_pot, cut_record, trunk_entry, rule, layout, draws, regret, strat_sum, work, sampled, entry_at):
+    """One vector-form Monte Carlo CFR walk for ``traverser`` (external sampling of the opponent's
+    public actions: Lanctot et al. 2009, in vector form as Johanson et al. 2012); returns the
+    traverser's value at the root, sum_s deal(s) * value(s) (an unbiased estimate).
+
+    ``tree`` is a streamed game's trunk followed by its shape (nodes from ``n_trunk`` on; a cut
+    node's children are the shape root's, and the shape's contributions and pots are relative
+    to the cut's pot). Storage entries come from the trunk's layout (``trunk_entry``) or, in the
+    shape, from the recall ``rule`` with the current cut's pot and first-round record.
+
+    At the traverser's nodes every action is walked; the regret of each row adds ``weight``
+    times its members' counterfactual regrets (value differences weighted by the traverser's
+    chance-only reach). At the opponent's nodes one action is sampled with probability
+    q(a) = its share of the opponent's reach mass, the opponent's reach is divided by q(a)
+    (unbiased values), and the opponent's strategy sums add ``weight`` times its reach-weighted
+    strategy (stochastically weighted averaging). A node the opponent never reaches is worth 0
+    and is not walked. ``sampling``: ``SAMPLE_ALL`` samples at every opponent node,
+    ``SAMPLE_DRAWS`` only at his draws (his betting is walked whole), ``SAMPLE_NONE`` nowhere
+    (full width).
+    """
+    kind, seat, contrib, first_child, n_children, node_round = (tree.kind, tree.seat, tree.contrib,
+                                                                 tree.first_child, tree.n_children, tree.node_round)
+    row_width, row_of, legal_mask = layout.row_width, layout.row_of, layout.legal_mask
+    legal = draws.legal
+    n_states = deal_prob.shape[0]
+    opponent = 1 - traverser
+    reach, child_val, strat, stack_node, stack_next = (work.reach, work.child_val, work.strat, work.stack_node,
+                                                       work.stack_next)
+    agg, temp, chance_at, chance_level, ones = work.agg, work.temp, work.chance_at, work.chance_level, work.ones
+    per_bucket, bucket_sums, scratch = work.per_bucket, work.bucket_sums, work.scratch
+    own_slot = child_val.shape[1] - 1
+    for s in range(n_states):
+        reach[0, opponent, s] = deal_prob[s]
+        chance_at[0, s] = deal_prob[s]
+    chance_level[0] = 0
+    cur_pot = 0.0
+    cur_record = -1
+    depth = 0
+    stack_node[0] = 0
+    stack_next[0] = 0
+    while depth >= 0:
+        node = stack_node[depth]
+        n_act = n_children[node]
+        acting = seat[node]
+        is_draw = kind[node] == DRAW
+        rnd = node_round[node]
+        width = row_width[rnd]
+        if stack_next[depth] == 0:
+            total = 0.0
+            for s in range(n_states):
+                total += reach[depth, opponent, s]
+            if total == 0.0:
+                # Never reached by the opponent: worth nothing to the traverser; nothing to update.
+                stack_next[depth] = n_act + 1
+            else:
+                if node < n_trunk:
+                    e = trunk_entry[node]
+                else:
+                    e = rule.slot_offset[key_slot(rule, rnd, phase[node], pot[node] + cur_pot, records[node],
+                                                  cur_record)]
+                entry_at[depth] = e
+                rows = regret[e:e + n_act * width].reshape((n_act, width))
+                _regret_match(rows, n_act, is_draw, legal_mask[rnd], per_bucket, temp, scratch)
+                for a in range(n_act):
+                    for s in range(n_states):
+                        strat[depth, a, s] = per_bucket[a, row_of[rnd, s]]
+                if acting == traverser:
+                    # Only the opponent's reach matters to the traverser's values.
+                    for s in range(n_states):
+                        reach[depth + 1, opponent, s] = reach[depth, opponent, s]
+                else:
+                    # The opponent's average strategy: its reach-weighted strategy per row position.
+                    sums = strat_sum[e:e + n_act * width].reshape((n_act, width))
+                    for a in range(n_act):
+                        bucket_sums[0, :width] = 0.0
+                        for s in range(n_states):
+                            bucket_sums[0, row_of[rnd, s]] += reach[depth, opponent, s] * strat[depth, a, s]
+                        for b in range(width):
+                            sums[a, b] += weight * bucket_sums[0, b]
+                    if sampling == SAMPLE_ALL or (sampling == SAMPLE_DRAWS and is_draw):
+                        u = uniform(rng) * total
+                        pick = -1
+                        for a in range(n_act):
+                            mass = 0.0
+                            for s in range(n_states):
+                                mass += reach[depth, opponent, s] * strat[depth, a, s]
+                            if mass > 0.0:
+                                pick = a
+                                temp[a] = mass / total
+                                if u < mass:
+                                    break
+                                u -= mass
+                        sampled[depth] = pick
+                        stack_next[depth] = pick
+        k = stack_next[depth]
+        sampled_here = acting == opponent and (sampling == SAMPLE_ALL or (sampling == SAMPLE_DRAWS and is_draw))
+        if k < n_act:
+            stack_next[depth] = n_act if sampled_here else k + 1
+            child = first_child[node] + k
+            if acting == opponent:
+                if is_draw:
+                    _draw_reach(reach[depth, opponent], strat[depth, k], k, rnd, draws, agg, reach[depth + 1, opponent])
+                else:
+                    for s in range(n_states):
+                        reach[depth + 1, opponent, s] = reach[depth, opponent, s] * strat[depth, k, s]
+                if sampled_here:
+                    scale = 1.0 / temp[k]
+                    for s in range(n_states):
+                        reach[depth + 1, opponent, s] *= scale
+                chance_level[depth + 1] = chance_level[depth]
+            elif is_draw:
+                # The traverser's chance-only reach changes at his own draws.
+                _draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
+                chance_level[depth + 1] = depth + 1
+            else:
+                chance_level[depth + 1] = chance_level[depth]
+            child_kind = kind[child]
+            extra = cur_pot if child >= n_trunk else 0.0
+            if child_kind == FOLD:
+                folder = seat[child]
+                gain = -(contrib[child, traverser] + extra) if folder == traverser else contrib[child, folder] + extra
+                _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k)
+            elif child_kind == SHOWDOWN:
+                _terminal_value(SHOWDOWN, contrib[child, traverser] + extra, reach, depth + 1, opponent,
+                                child_val, depth, k)
+            else:
+                if child < n_trunk and cut_index[child] >= 0:
+                    cur_pot = cut_pot[cut_index[child]]
+                    cur_record = cut_record[cut_index[child]]
+                depth += 1
+                stack_node[depth] = child
+                stack_next[depth] = 0
+            continue
+        # Leaving: the node's value goes to the parent's slot for it, or through the draw table at
+        # the traverser's draws, or out of the walk.
+        parent = stack_node[depth - 1] if depth > 0 else -1
+        parent_draws = parent >= 0 and kind[parent] == DRAW and seat[parent] == traverser
+        if depth == 0 or parent_draws:
+            vd, vk = depth, own_slot
+        else:
+            vd, vk = depth - 1, stack_next[depth - 1] - 1
+            if seat[parent] == opponent and (sampling == SAMPLE_ALL or (sampling == SAMPLE_DRAWS
+                                                                       and kind[parent] == DRAW)):
+                vk = sampled[depth - 1]
+        if k > n_act:
+            for s in range(n_states):
+                child_val[vd, vk, s] = 0.0
+        elif acting == traverser:
+            for s in range(n_states):
+                child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
+            for a in range(1, n_act):
+                for s in range(n_states):
+                    child_val[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
+            if is_draw:
+                # Illegal counts get no regret: their value is set to the node's.
+                for a in range(n_act):
+                    for s in range(n_states):
+                        if not legal[rnd, s, a]:
+                            child_val[depth, a, s] = child_val[vd, vk, s]
+            e = entry_at[depth]
+            rows = regret[e:e + n_act * width].reshape((n_act, width))
+            chance = chance_at[chance_level[depth]]
+            for a in range(n_act):
+                bucket_sums[0, :width] = 0.0
+                for s in range(n_states):
+                    bucket_sums[0, row_of[rnd, s]] += chance[s] * (child_val[depth, a, s] - child_val[vd, vk, s])
+                for b in range(width):
+                    rows[a, b] += weight * bucket_sums[0, b]
+        elif not sampled_here:
+            for s in range(n_states):
+                child_val[vd, vk, s] = child_val[depth, 0, s]
+            for a in range(1, n_act):
+                for s in range(n_states):
+                    child_val[vd, vk, s] += child_val[depth, a, s]
+        else:
+            pick = sampled[depth]
+            for s in range(n_states):
+                child_val[vd, vk, s] = child_val[depth, pick, s]
+        depth -= 1
+        if depth >= 0 and parent_draws:
+            slot = stack_next[depth] - 1
+            _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,
+                            child_val[depth, slot])
+    total = 0.0
+    for s in range(n_states):
+        total += deal_prob[s] * child_val[0, own_slot, s]
+    return total
+
+
+@njit(cache=True)
+def discount_seat(storage, slot_offset, slot_seat, seat, pos_scale, neg_scale, floor):
+    """Discount one seat's entries in place: positive ones times ``pos_scale``, others times
+    ``neg_scale``; with ``floor``, negative ones become 0 (CFR+). Where public nodes share slots,
+    an iteration's discount is applied once to a slot's storage before its walk adds the
+    iteration's regrets (a walk visits a shared slot many times)."""
+    for slot in range(len(slot_seat)):
+        if slot_seat[slot] != seat:
+            continue
+        for i in range(slot_offset[slot], slot_offset[slot + 1]):
+            x = storage[i]
+            x = x * pos_scale if x > 0.0 else x * neg_scale
+            if floor and x < 0.0:
+                x = 0.0
+            storage[i] = x
+
+
+@njit(cache=True, parallel=True)
+def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape, shape_phase,
+                    shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, regret, strat_sum,
+                    regret_delta, sum_delta, record, n_threads):
+    """One seat's update walk over a streamed game (see :func:`traverse_streamed`), whose public
+    nodes share slots; returns the root value.
+
+    The cut subtrees are walked in parallel chunks, each adding (``adding``: a discount that only
+    adds) into its own rows of ``regret_delta`` and ``sum_delta``; the chunks' deltas are then
+    added to ``regret`` and ``strat_sum`` in chunk order, so no two threads write one entry and
+    the result does not depend on timing. The trunk (the first round, whose slots no subtree
+    shares) is updated last, in place. ``play`` holds the regrets the strategy is read from.
+    """
+    n_states = deal_prob.shape[0]
+    max_width = trunk_layout.row_width.max()
+    max_depth = max(trunk.max_depth, shape.max_depth)
+    n_act_max = max(trunk.n_actions_max, shape.n_actions_max)
+    n_sets = len(draws.set_size)
+    n_shape = len(shape.kind)
+    n_cuts = len(cuts.nodes)
+    root_value = np.zeros(n_states)
+    work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
+    first_mode = FULL if n_cuts == 0 else COLLECT
+    traverse(0, deal_prob, deal_prob, deal_prob, traverser, UPDATE, first_mode, adding, trunk, trunk_layout,
+             draws, play, regret, strat_sum, cuts, work, root_value, record)
+    if n_cuts > 0:
+        n_chunks = regret_delta.shape[0]
+        for chunk in prange(n_chunks):
+            regret_delta[chunk, :] = 0.0
+            sum_delta[chunk, :] = 0.0
+            chunk_work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
+            contrib = np.empty((n_shape, 2))
+            entry_offset = np.empty(n_shape, np.int64)
+            tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children,
+                              shape.node_round, shape.max_depth, shape.n_actions_max)
+            layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
+                                  trunk_layout.shared_rows)
+            for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
+                fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
+                         entry_offset)
+                traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, UPDATE, FULL, adding,
+                         tree, layout, draws, play, regret_delta[chunk], sum_delta[chunk], shape_cuts, chunk_work,
+                         cuts.value[c], shape_record)
+        for chunk in range(n_chunks):
+            for i in range(len(regret)):
+                regret[i] += regret_delta[chunk, i]
+                strat_sum[i] += sum_delta[chunk, i]
+        traverse(0, deal_prob, deal_prob, deal_prob, traverser, UPDATE, TRUNK, adding, trunk, trunk_layout,
+                 draws, play, regret, strat_sum, cuts, work, root_value, record)
+    total = 0.0
+    for s in range(n_states):
+        total += deal_prob[s] * root_value[s]
+    return total

@@ -24,7 +24,8 @@ import numpy as np
 from abstractions.files import atomic_write
 
 from ..game.config import GameConfig
-from ..game.tree import BET
+from ..game.plan import SolveTooLarge, plan_solve
+from .abstract import AbstractEngine
 from .engine import Engine
 from .files import CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint, save_strategy
 from .walker import Exploitability
@@ -43,6 +44,21 @@ class SolveResult:
     stopped_by: str
     out_dir: Path | None
     convergence: list[tuple[int, float, float]]
+    progress: Exploitability | None = None   # the last progress measure (the abstract game's, if streamed)
+    certificate_seconds: float = 0.0
+
+
+def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, streamed: bool | None = None):
+    """The engine a game needs: CFR over its built tree, or, when a solve over the built tree would
+    not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
+    certified at full resolution."""
+    plan = plan_solve(config)
+    if not (plan.streamed if streamed is None else streamed):
+        return Engine(config, algorithm, row_of=row_of)
+    if not plan.abstract_game_ready:
+        raise SolveTooLarge(f"{config.describe()}: its {plan.counts.nodes:,}-node tree is too big to solve over; "
+                            "give card buckets in every round and a recall (see the triple-draw preset)")
+    return AbstractEngine(config, algorithm, row_of=row_of)
 
 
 def _summary(result: SolveResult, compile_seconds: float) -> dict:
@@ -63,8 +79,13 @@ def _summary(result: SolveResult, compile_seconds: float) -> dict:
         "br_big_blind_mbb": 1000.0 * x.br_big_blind,
         "value_seat": "button",
         "private_states": e.n_states,
-        "betting_nodes": int((e.tree.kind == BET).sum()),
+        "betting_nodes": e.plan.counts.betting_nodes,
         "memory_bytes": e.plan.bytes,
+        "exploitability_measured": "exactly, at full resolution" if e.exact_progress else
+        "exactly, at full resolution (the certificate); progress was measured in the abstract game",
+        **({} if e.exact_progress else {
+            "abstract_exploitability_mbb": result.progress.exploitability_mbb,
+            "certificate_seconds": round(result.certificate_seconds, 1)}),
     }
 
 
@@ -83,8 +104,10 @@ def check_stopping_rules(iterations: int | None, target_mbb: float | None, time_
 def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = None,
           target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
           resume: bool = False, progress: Callable[[str], None] | None = None,
-          check_every: int | None = None) -> SolveResult:
-    """Solve ``config``; write results to ``out_dir`` if given. See the module docstring."""
+          check_every: int | None = None, streamed: bool | None = None) -> SolveResult:
+    """Solve ``config``; write results to ``out_dir`` if given. See the module docstring.
+    ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
+    (None: when it must)."""
     check_stopping_rules(iterations, target_mbb, time_limit)
     say = progress or (lambda line: None)
     out = Path(out_dir) if out_dir is not None else None
@@ -97,7 +120,7 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
             raise ValueError("resume needs an output directory holding a checkpoint")
         data = load_checkpoint(checkpoint_path, config, algorithm)
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
-        engine = Engine(config, algorithm, row_of=data["row_of"])
+        engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed)
         if data["regret"].size != engine.regret.size:
             raise CheckpointError(f"{checkpoint_path} does not match this game's tree ({data['regret'].size} "
                                   f"entries, expected {engine.regret.size})")
@@ -108,11 +131,11 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
     else:
-        engine = Engine(config, algorithm)
+        engine = make_engine(config, algorithm, streamed=streamed)
 
     # Compile (or load from the cache) before timing, so run time is run time.
     compile_start = time.perf_counter()
-    engine.exploitability()
+    engine.progress_exploitability()
     compile_seconds = time.perf_counter() - compile_start
 
     def write_checkpoint():
@@ -154,7 +177,7 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
             spent = base + time.perf_counter() - start
             if engine.iteration >= next_check:
                 t0 = time.perf_counter()
-                x = engine.exploitability()
+                x = engine.progress_exploitability()
                 check_seconds = time.perf_counter() - t0
                 spent = base + time.perf_counter() - start
                 convergence.append((engine.iteration, spent, x.exploitability_mbb))
@@ -181,10 +204,19 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         raise
 
     if x is None or not convergence or convergence[-1][0] != engine.iteration:
-        x = engine.exploitability()
+        x = engine.progress_exploitability()
         if not convergence or convergence[-1][0] != engine.iteration:  # a finished run resumed: no new row
             convergence.append((engine.iteration, spent, x.exploitability_mbb))
-    result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence)
+    progress_x, certificate_seconds = x, 0.0
+    if not engine.exact_progress:
+        # Progress was measured in the abstract game; what counts is the real game's, exactly.
+        say(f"certifying: exact best response at full resolution (about "
+            f"{engine.plan.certificate_seconds / 60:.0f} min)")
+        t0 = time.perf_counter()
+        x = engine.exploitability()
+        certificate_seconds = time.perf_counter() - t0
+    result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence, progress_x,
+                         certificate_seconds)
     if out:
         write_checkpoint()
         write_outputs(result, compile_seconds)

@@ -33,7 +33,7 @@ from .kernels import Cuts, Discount, DrawTables, Record, TreeArrays
 
 PARALLEL_MIN_ENTRIES = 200_000
 CUTS_PER_THREAD = 8  # cut walks at the first draws only with this many subtrees per thread
-NO_DISCOUNT = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # walks that update nothing
+NO_DISCOUNT = kernels.NO_UPDATE
 NO_STORAGE = np.zeros(0, dtype=np.float32)
 
 
@@ -51,16 +51,49 @@ def normalised_slots(layout: StrategyLayout, storage: np.ndarray, lo: int, hi: i
     weights counting as zero, uniform over legal actions where all are zero."""
     out = np.empty(int(layout.slot_offset[hi] - layout.slot_offset[lo]), dtype=dtype)
     kernels.average_slots(layout.slot_round, layout.slot_kind, layout.slot_actions, layout.slot_offset,
-                          layout.kernel_arrays(), storage, out, lo, hi)
+                          layout.kernel_arrays(), read_only(storage), out, lo, hi)
     return out
 
 
 def class_strategy(layout: StrategyLayout, storage: np.ndarray, node: int) -> np.ndarray:
     """(actions, classes) the strategy a walk plays at a decision node (a bucket's for each of its
     classes), from ``storage``; columns sum to 1 over legal actions."""
-    slot = int(layout.slot_of[node])
+    return slot_strategy(layout, storage, int(layout.slot_of[node]))
+
+
+def slot_strategy(layout: StrategyLayout, storage: np.ndarray, slot: int) -> np.ndarray:
+    """(actions, classes) the strategy a walk plays at one slot of ``layout``."""
     rows = normalised_slots(layout, storage, slot, slot + 1, np.float64)
     return layout.class_rows(rows, slot, layout.slot_offset[slot])
+
+
+def tree_arrays(tree: PublicTree) -> TreeArrays:
+    """What the kernels read of a tree, with its depth and widest node."""
+    depth = np.zeros(tree.n_nodes, dtype=np.int64)
+    # Parents come before children, so a few whole-array passes settle the depths.
+    while True:
+        new = np.where(tree.parent >= 0, depth[np.maximum(tree.parent, 0)] + 1, 0)
+        if np.array_equal(new, depth):
+            break
+        depth = new
+    decision = tree.kind <= DRAW
+    return TreeArrays(tree.kind, tree.seat, tree.contrib, tree.first_child, tree.n_children.astype(np.int64),
+                      tree.round.astype(np.int64), int(depth[decision].max()) + 1, int(tree.n_children.max()))
+
+
+def draw_tables(model, rounds: int) -> DrawTables:
+    """What the kernels read of a draw model, per round (a value-class model's tables are the same
+    every round; a bucket game's are not). Tables are indexed through unsigned arrays: Numba
+    adds a negative-index wraparound to every load through a signed index, which keeps the
+    scatter and gather loops slow (keep_set is -1 where a draw is illegal; the kernels check
+    legality first)."""
+    legal, keep_set = model.legal, model.keep_set
+    if legal.ndim == 2:
+        legal, keep_set = np.broadcast_to(legal, (rounds, *legal.shape)), np.broadcast_to(keep_set, (rounds, *keep_set.shape))
+    keep_set = np.ascontiguousarray(np.where(keep_set >= 0, keep_set, 0).astype(np.uint64))
+    return DrawTables(np.ascontiguousarray(legal), keep_set, model.set_start.astype(np.uint64),
+                      model.set_value.astype(np.uint64), model.set_prob, model.set_size, model.hand_size,
+                      bool(getattr(model, "pat_moves", False)))
 
 
 @dataclass(frozen=True)
@@ -112,23 +145,8 @@ class Walker:
     def __init__(self, tree: PublicTree, layout: StrategyLayout, model: DrawModel):
         self.tree, self.layout, self.model = tree, layout, model
         self.n_states = model.n_values
-        depth = np.zeros(tree.n_nodes, dtype=np.int64)
-        # Parents come before children, so a few whole-array passes settle the depths.
-        while True:
-            new = np.where(tree.parent >= 0, depth[np.maximum(tree.parent, 0)] + 1, 0)
-            if np.array_equal(new, depth):
-                break
-            depth = new
-        decision = tree.kind <= DRAW
-        self.tree_arrays = TreeArrays(tree.kind, tree.seat, tree.contrib, tree.first_child,
-                                      tree.n_children.astype(np.int64), tree.round.astype(np.int64),
-                                      int(depth[decision].max()) + 1, int(tree.n_children.max()))
-        # Draw tables are indexed through unsigned arrays: Numba adds a negative-index wraparound to
-        # every load through a signed index, which keeps the scatter and gather loops slow.
-        # (keep_set is -1 where a draw is illegal; the kernels check legality first.)
-        keep_set = np.where(model.keep_set >= 0, model.keep_set, 0).astype(np.uint64)
-        self.draws = DrawTables(model.legal, keep_set, model.set_start.astype(np.uint64),
-                                model.set_value.astype(np.uint64), model.set_prob, model.set_size, model.hand_size)
+        self.tree_arrays = tree_arrays(tree)
+        self.draws = draw_tables(model, tree.config.rounds)
         self.layout_arrays = layout.kernel_arrays()
         # Independent subtrees for parallel walks and for strategy tables, cut at the start of the
         # second betting round. Walks cut higher when that still leaves enough subtrees to balance
@@ -136,17 +154,17 @@ class Walker:
         # serially, and its draws are a large share of a small game's work.
         parent_kind = tree.kind[np.maximum(tree.parent, 0)]
         table_cut = (tree.kind == BET) & (tree.round == 1) & (tree.parent >= 0) & (parent_kind == DRAW)
-        self.table_cuts = self._cuts(table_cut)
+        self.table_cuts = self.cuts(table_cut)
         first_draws = (tree.kind == DRAW) & (tree.round == 0) & (tree.parent >= 0)
         walk_cut = table_cut
         for candidate in (first_draws & (parent_kind == BET), first_draws & (parent_kind == DRAW)):
             if candidate.sum() >= CUTS_PER_THREAD * numba.config.NUMBA_NUM_THREADS:
                 walk_cut = candidate
                 break
-        self.walk_cuts = self._cuts(walk_cut)
+        self.walk_cuts = self.cuts(walk_cut)
         self.no_record = self.record([])
 
-    def _cuts(self, is_cut: np.ndarray) -> Cuts:
+    def cuts(self, is_cut: np.ndarray) -> Cuts:
         """Cut nodes, each node's cut index or -1, and reach and value buffers per cut."""
         nodes = np.nonzero(is_cut)[0].astype(np.int64)
         index = np.full(self.tree.n_nodes, -1, dtype=np.int64)
@@ -163,9 +181,12 @@ class Walker:
         return Record(index, np.zeros((len(nodes), 2, self.n_states)), np.zeros((len(nodes), 2, self.n_states)))
 
     def threads(self) -> int:
-        """Threads for a walk: one for small trees, where starting threads costs more than it saves."""
+        """Threads for a walk: one for small trees, where starting threads costs more than it saves,
+        and where public nodes share slots (two subtrees would update one slot at once)."""
         work = self.tree.n_action_rows * self.n_states  # a walk's work does not shrink with buckets
-        return 1 if work < PARALLEL_MIN_ENTRIES else numba.get_num_threads()
+        if work < PARALLEL_MIN_ENTRIES or self.layout.shares_slots:
+            return 1
+        return numba.get_num_threads()
 
     # -- walks -------------------------------------------------------------
     def walk(self, traverser: int, policy: int, play: np.ndarray, discount: Discount = NO_DISCOUNT,
@@ -187,13 +208,16 @@ class Walker:
                          self.tree_arrays, self.layout_arrays, self.draws, read_only(play), NO_STORAGE, NO_STORAGE,
                          self.table_cuts, work, out_value, record)
 
+    def evaluate(self, play: np.ndarray, record: Record | None = None) -> float:
+        """The button's value (BB/hand) when both seats play the strategy in ``play``."""
+        return self.walk(0, kernels.EVALUATE, play, record=record)
+
     def exploitability(self, play: np.ndarray) -> Exploitability:
         """Exact best responses against the strategy in ``play`` (normalised per row: strategy
         sums or probabilities), and its game value."""
         br_button = self.walk(0, kernels.BEST_RESPONSE, play)
         br_bb = self.walk(1, kernels.BEST_RESPONSE, play)
-        value = self.walk(0, kernels.EVALUATE, play)
-        return Exploitability(br_button, br_bb, value)
+        return Exploitability(br_button, br_bb, self.evaluate(play))
 
     def node_stats(self, play: np.ndarray, nodes=None) -> Iterator[NodeStats]:
         """Reach and values of decision nodes under the strategy in ``play``, in batches of at most

@@ -2,7 +2,7 @@
 
 A config validates itself on construction; every problem is a ``ConfigError``
 (a ValueError) naming the field. Presets are TOML files shipped in
-``solver/presets``; ``load_config`` reads either a preset name or a file.
+``solver/game/presets``; :func:`resolve_config` reads a preset name or a file.
 
 >>> cfg = load_preset("single-draw")
 >>> cfg.draws, cfg.cap, cfg.bets
@@ -35,7 +35,11 @@ class GameConfig:
     blinds. ``cap`` is the most bets per round; in the first round the big blind
     counts as the first bet. ``buckets`` (one per betting round, 0 = full
     resolution) asks for card buckets: strategies shared within each round's
-    buckets of value classes (see ``abstractions/buckets.py``).
+    buckets of value classes (see ``abstractions/buckets.py``). ``recall`` (0 to
+    ``draws``; -1, the default, is perfect recall) asks for an abstraction of the
+    public history: strategies remember the pot and the last ``recall`` rounds
+    (their betting and draw counts), and forget the rounds before (see
+    :class:`solver.game.layout.RecallRule`).
     """
 
     ranks: int = 13
@@ -47,6 +51,7 @@ class GameConfig:
     small_blind: float = 0.5
     big_blind: float = 1.0
     buckets: tuple[int, ...] = field(default=())
+    recall: int = -1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bets", _number_tuple("bets", self.bets, integer=False))
@@ -71,6 +76,7 @@ class GameConfig:
             raise ConfigError(f"buckets: needs one count per betting round ({self.draws + 1}), got {len(self.buckets)}")
         if any(b < 0 for b in self.buckets):
             raise ConfigError("buckets: counts must be 0 (full resolution) or positive")
+        _check_int("recall", self.recall, -1, self.draws)
 
     @property
     def rounds(self) -> int:
@@ -82,6 +88,8 @@ class GameConfig:
         data["buckets"] = list(self.buckets)
         if not self.buckets:
             del data["buckets"]
+        if self.recall < 0:
+            del data["recall"]
         return data
 
     def to_toml(self) -> str:
@@ -120,7 +128,15 @@ class GameConfig:
         buckets = ""
         if any(self.buckets):
             buckets = ", buckets " + "/".join(str(b) if b else "full" for b in self.buckets)
-        return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}"
+        recall = ""
+        if self.recall >= 0:
+            recall = f", recall {self.recall} round{'' if self.recall == 1 else 's'}"
+        return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}{recall}"
+
+    @property
+    def abstracted(self) -> bool:
+        """Whether strategies are shared (card buckets or an abstraction of the public history)."""
+        return any(self.buckets) or self.recall >= 0
 
 
 def _toml_scalar(value) -> str:

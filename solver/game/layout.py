@@ -39,6 +39,7 @@ are all just layouts; the engine allocates from one, the kernels read it
 
 from __future__ import annotations
 
+import dataclasses
 from collections import namedtuple
 from dataclasses import dataclass
 from functools import cached_property
@@ -46,12 +47,70 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from .tree import DRAW, PublicTree
+from .rounds import BET, BIG_BLIND, BUTTON, DRAW, RoundTemplates
+from .tree import PublicTree
 
 # What the kernels read of a layout: per public node the first entry of its slot (-1 at
 # terminals), per round the row width, per (round, class) the row position, per round a
-# (draw counts, width) 0/1 legality mask, and whether any round is bucketed.
-LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask bucketed")
+# (draw counts, width) 0/1 legality mask, and whether rows are shared: by classes (card buckets)
+# or by public nodes (then a row's regret sums its members' counterfactual regrets).
+LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows")
+# What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
+RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset")
+MAX_RULE_CODES = 1 << 28   # dense key tables beyond this are refused (about 2 GiB)
+
+
+@dataclass(frozen=True)
+class RecallRule:
+    """Slots by public-history key: imperfect recall of the rounds before the last ``recall``.
+
+    A decision node's key is its round, the pot level when the round started,
+    the records (outcome and both draw counts) of the ``recall`` rounds before
+    its own (fewer early in the hand), and its phase in its round (see
+    :mod:`solver.game.rounds`). Nodes with one key share one slot: their
+    histories differ only in rounds forgotten, except for the pot they left.
+    ``recall`` = the number of draws is perfect recall: one slot per node of
+    the public tree.
+
+    Keys are numbered densely: ``code = code_base[r] + ((pot index * radix^k +
+    records) * n_phases[r] + phase)`` with ``k = min(recall, r)`` and the
+    records as digits in base ``radix``, latest lowest; ``code_slot[code]`` is
+    the key's slot.
+    """
+
+    recall: int
+    radix: int
+    n_phases: np.ndarray    # (rounds,) int64
+    code_base: np.ndarray   # (rounds + 1,) int64
+    pot_levels: np.ndarray  # (rounds, most levels) float64, NaN-padded
+    n_pots: np.ndarray      # (rounds,) int64
+    code_slot: np.ndarray   # (codes,) int64: slot of each key, -1 where no history has it
+
+    ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot")
+
+    def arrays(self) -> dict:
+        return {name: np.asarray(getattr(self, name)) for name in self.ARRAYS}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict) -> "RecallRule":
+        return cls(int(arrays["recall"]), int(arrays["radix"]),
+                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:]))
+
+    def kernel_arrays(self, slot_offset: np.ndarray) -> RuleArrays:
+        return RuleArrays(self.recall, self.radix, self.n_phases, self.code_base, self.pot_levels, self.n_pots,
+                          self.code_slot, slot_offset)
+
+
+def no_layout(rounds: int, n_states: int) -> LayoutArrays:
+    """Layout arrays of the right types for a player without a strategy (a baseline)."""
+    return LayoutArrays(np.zeros(1, np.int64), np.ones(rounds, np.int64), np.zeros((rounds, n_states), np.int64),
+                        np.zeros((rounds, 1, 1)), False)
+
+
+def no_rule(rounds: int) -> "RuleArrays":
+    """Rule arrays of the right types for a player whose layout has no recall rule."""
+    return RuleArrays(0, 1, np.ones(rounds, np.int64), np.zeros(rounds + 1, np.int64), np.zeros((rounds, 1)),
+                      np.ones(rounds, np.int64), np.zeros(1, np.int64), np.zeros(2, np.int64))
 
 
 class LayoutError(ValueError):
@@ -71,6 +130,8 @@ class StrategyLayout:
     row_width: np.ndarray     # (rounds,) int64: entries per action row
     row_of: np.ndarray        # (rounds, classes) int64: a class's position in a row of that round
     class_legal: np.ndarray   # (classes, hand_size + 1) bool: the draw counts each class may take
+    #                           ((rounds, states, hand_size + 1) for a bucket game, whose states differ by round)
+    rule: RecallRule | None = None  # slots by history key, for trees too big to build (slot_of empty)
 
     ARRAYS = ("slot_of", "slot_round", "slot_seat", "slot_kind", "slot_actions", "slot_offset", "row_width",
               "row_of", "class_legal")
@@ -80,45 +141,92 @@ class StrategyLayout:
     def build(cls, tree: PublicTree, class_legal: np.ndarray, row_of: np.ndarray | None = None) -> "StrategyLayout":
         """One slot per decision node, in node order. ``row_of`` (rounds, classes): each round's
         class -> bucket map (buckets numbered 0..k-1); ``None`` is full resolution."""
-        rounds = tree.config.rounds
-        n_states = len(class_legal)
-        identity = np.tile(np.arange(n_states, dtype=np.int64), (rounds, 1))
-        row_of = identity if row_of is None else np.ascontiguousarray(row_of, dtype=np.int64)
-        if row_of.shape != (rounds, n_states):
-            raise LayoutError(f"row maps must be (rounds, classes) = ({rounds}, {n_states}), got {row_of.shape}")
-        if row_of.min() < 0:
-            raise LayoutError("row maps hold negative positions")
-        row_width = row_of.max(axis=1) + 1
-        for r in range(rounds):
-            if len(np.unique(row_of[r])) != row_width[r]:
-                raise LayoutError(f"round {r}: buckets must be numbered 0 to {row_width[r] - 1} without gaps")
-            if r < tree.config.draws and not _same_legal_draws(row_of[r], class_legal):
-                raise LayoutError(f"round {r} buckets mix classes with different legal draws")
+        row_of, row_width = _checked_row_maps(row_of, tree.config.rounds, tree.config.draws, class_legal)
         decision = np.nonzero(tree.kind <= DRAW)[0]
         slot_of = np.full(tree.n_nodes, -1, dtype=np.int64)
         slot_of[decision] = np.arange(len(decision))
-        slot_round = tree.round[decision].astype(np.int8)
-        slot_actions = tree.n_children[decision].astype(np.int8)
-        sizes = slot_actions.astype(np.int64) * row_width[slot_round]
-        return cls(slot_of, slot_round, tree.seat[decision].astype(np.int8), tree.kind[decision].astype(np.int8),
-                   slot_actions, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-                   row_width.astype(np.int64), row_of, np.asarray(class_legal, dtype=bool))
+        return cls._of_slots(slot_of, tree.round[decision], tree.seat[decision], tree.kind[decision],
+                             tree.n_children[decision], row_width, row_of, class_legal)
 
     @classmethod
-    def for_config(cls, tree: PublicTree, class_legal: np.ndarray) -> "StrategyLayout":
-        """The layout a config asks for: full resolution, or its card buckets per round
-        (k-means from :mod:`abstractions.buckets`, cached on disk)."""
-        config = tree.config
-        if not any(config.buckets):
-            return cls.build(tree, class_legal)
-        from abstractions.buckets import bucket_map
+    def _of_slots(cls, slot_of, slot_round, slot_seat, slot_kind, slot_actions, row_width, row_of, class_legal,
+                  rule=None) -> "StrategyLayout":
+        slot_round, slot_actions = np.asarray(slot_round, np.int8), np.asarray(slot_actions, np.int8)
+        sizes = slot_actions.astype(np.int64) * row_width[slot_round]
+        return cls(slot_of, slot_round, np.asarray(slot_seat, np.int8), np.asarray(slot_kind, np.int8), slot_actions,
+                   np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), row_width.astype(np.int64), row_of,
+                   np.asarray(class_legal, dtype=bool), rule)
 
-        n_states = len(class_legal)
-        row_of = np.tile(np.arange(n_states, dtype=np.int64), (config.rounds, 1))
-        for r, k in enumerate(config.buckets):
-            if k > 0:
-                row_of[r] = bucket_map(config.ranks, config.suits, config.hand_size, config.draws, r, k)
-        return cls.build(tree, class_legal, row_of)
+    @classmethod
+    def by_recall(cls, templates: RoundTemplates, class_legal: np.ndarray, recall: int,
+                  row_of: np.ndarray | None = None) -> "StrategyLayout":
+        """Slots by public-history key (see :class:`RecallRule`), for trees too big to build.
+        ``slot_of`` is empty; :meth:`materialize` fills it for a built tree."""
+        config = templates.config
+        if not 0 <= recall <= config.draws:
+            raise LayoutError(f"recall must be 0 to {config.draws} rounds, got {recall}")
+        row_of, row_width = _checked_row_maps(row_of, config.rounds, config.draws, class_legal)
+        rounds, hand = config.rounds, config.hand_size
+        radix = templates.record_radix
+        levels = templates.pot_levels
+        n_pots = np.array([len(x) for x in levels], np.int64)
+        pot_levels = np.full((rounds, int(n_pots.max())), np.nan)
+        for r, x in enumerate(levels):
+            pot_levels[r, :len(x)] = x
+        n_phases = np.array([templates.n_phases(r) for r in range(rounds)], np.int64)
+        sizes = [int(n_pots[r]) * radix ** min(recall, r) * int(n_phases[r]) for r in range(rounds)]
+        code_base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        if code_base[-1] > MAX_RULE_CODES:
+            raise LayoutError(f"recall {recall} needs {code_base[-1]:,} history keys, more than "
+                              f"{MAX_RULE_CODES:,}: remember fewer rounds")
+        code_slot = np.full(int(code_base[-1]), -1, np.int64)
+        slot_round, slot_seat, slot_kind, slot_actions = [], [], [], []
+        h1 = hand + 1
+        for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall))):
+            kept = min(recall, r)
+            n_pos, n_out = template.n_positions, template.n_outcomes
+            # the slots of one key: the betting positions, then the draws
+            phase_seat = list(template.seat) + [BIG_BLIND] * n_out + [BUTTON] * (n_out * h1)
+            phase_kind = [BET] * n_pos + [DRAW] * (n_out * (h1 + 1))
+            phase_actions = list(template.n_actions) + [h1] * (n_out * (h1 + 1))
+            if r == config.draws:
+                phase_seat, phase_kind, phase_actions = phase_seat[:n_pos], phase_kind[:n_pos], phase_actions[:n_pos]
+            for pot, records in sorted(keys):
+                digits = sum(rec * radix ** k for k, rec in enumerate(records[:kept]))
+                first = code_base[r] + (pot * radix ** kept + digits) * n_phases[r]
+                code_slot[first:first + n_phases[r]] = np.arange(len(slot_round), len(slot_round) + n_phases[r])
+                slot_round += [r] * int(n_phases[r])
+                slot_seat += phase_seat
+                slot_kind += phase_kind
+                slot_actions += phase_actions
+        rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot)
+        return cls._of_slots(np.zeros(0, np.int64), slot_round, slot_seat, slot_kind, slot_actions, row_width, row_of,
+                             class_legal, rule)
+
+    def materialize(self, tree: PublicTree) -> "StrategyLayout":
+        """This layout with ``slot_of`` filled for a built tree (the same storage): a layout by
+        recall then serves every walk, table and match that reads a tree."""
+        if self.rule is None:
+            return self
+        slot_of = np.empty(tree.n_nodes, np.int64)
+        node_slots(tree.kind, tree.round, tree.phase, tree.pot, tree.records, -1,
+                   self.rule.kernel_arrays(self.slot_offset), slot_of)
+        if (slot_of[tree.kind <= DRAW] < 0).any():
+            raise LayoutError("the tree has histories this layout has no slot for")
+        return dataclasses.replace(self, slot_of=slot_of)
+
+    @classmethod
+    def for_config(cls, tree: PublicTree, class_legal: np.ndarray, row_of: np.ndarray | None = None
+                   ) -> "StrategyLayout":
+        """The layout a config asks for, on a built tree: full resolution or its card buckets
+        per round, one slot per public node or by its recall rule. ``row_of``: given row maps
+        (a checkpoint's) instead of the config's buckets."""
+        config = tree.config
+        if row_of is None:
+            row_of = config_row_maps(config, class_legal.shape[-2])
+        if config.recall < 0:
+            return cls.build(tree, class_legal, row_of)
+        return cls.by_recall(RoundTemplates.of(config), class_legal, config.recall, row_of).materialize(tree)
 
     @staticmethod
     def planned_row_widths(buckets: tuple[int, ...], rounds: int, n_states: int) -> list[int]:
@@ -141,13 +249,21 @@ class StrategyLayout:
 
     @property
     def hand_size(self) -> int:
-        return self.class_legal.shape[1] - 1
+        return self.class_legal.shape[-1] - 1
 
     @cached_property
     def bucketed(self) -> bool:
         """Whether any round's rows are not simply one entry per class in class order (card
         buckets; the kernels then expand rows to classes through ``row_of``)."""
         return not bool((self.row_of == np.arange(self.n_states)).all())
+
+    @cached_property
+    def shares_slots(self) -> bool:
+        """Whether several public nodes share a slot (imperfect recall of the public history)."""
+        if self.rule is not None:
+            return self.rule.recall < len(self.rule.n_phases) - 1
+        used = self.slot_of[self.slot_of >= 0]
+        return len(np.unique(used)) < len(used)
 
     @cached_property
     def entry_offset(self) -> np.ndarray:
@@ -160,11 +276,12 @@ class StrategyLayout:
         rounds = len(self.row_width)
         mask = np.zeros((rounds, self.hand_size + 1, int(self.row_width.max())))
         for r in range(rounds):
-            mask[r][:, self.row_of[r]] = self.class_legal.T
+            mask[r][:, self.row_of[r]] = _round_legal(self.class_legal, r).T
         return mask
 
     def kernel_arrays(self) -> LayoutArrays:
-        return LayoutArrays(self.entry_offset, self.row_width, self.row_of, self.legal_mask, self.bucketed)
+        return LayoutArrays(self.entry_offset, self.row_width, self.row_of, self.legal_mask,
+                            self.bucketed or self.shares_slots)
 
     def describe(self) -> str:
         widths = "/".join(str(int(w)) for w in self.row_width)
@@ -204,13 +321,20 @@ class StrategyLayout:
 
     # -- files -------------------------------------------------------------
     def arrays(self) -> dict:
-        return {name: getattr(self, name) for name in self.ARRAYS}
+        out = {name: getattr(self, name) for name in self.ARRAYS}
+        if self.rule is not None:
+            out.update({RULE_PREFIX + name: value for name, value in self.rule.arrays().items()})
+        return out
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> "StrategyLayout":
         """A layout from :meth:`arrays` (as read from a file); LayoutError if they do not fit together."""
         try:
-            layout = cls(**{name: np.asarray(arrays[name]) for name in cls.ARRAYS})
+            rule = None
+            if RULE_PREFIX + "recall" in arrays:
+                rule = RecallRule.from_arrays({name[len(RULE_PREFIX):]: value for name, value in arrays.items()
+                                               if name.startswith(RULE_PREFIX)})
+            layout = cls(**{name: np.asarray(arrays[name]) for name in cls.ARRAYS}, rule=rule)
         except KeyError as err:
             raise LayoutError(f"the layout has no {err.args[0]!r} array") from None
         layout.check()
@@ -221,7 +345,7 @@ class StrategyLayout:
         n_slots, rounds = self.n_slots, len(self.row_width)
         shapes_ok = (all(len(getattr(self, a)) == n_slots for a in ("slot_seat", "slot_kind", "slot_actions"))
                      and len(self.slot_offset) == n_slots + 1 and self.row_of.ndim == 2
-                     and self.row_of.shape[0] == rounds and self.class_legal.shape[0] == self.n_states)
+                     and self.row_of.shape[0] == rounds and self.class_legal.shape[-2] == self.n_states)
         if not shapes_ok:
             raise LayoutError("the layout's arrays have inconsistent shapes")
         if n_slots and (self.slot_round.min() < 0 or self.slot_round.max() >= rounds):
@@ -235,6 +359,77 @@ class StrategyLayout:
             raise LayoutError("a node's slot is out of range")
 
 
+RULE_PREFIX = "rule_"
+
+
+def recall_keys(templates: RoundTemplates, recall: int) -> list[list[tuple]]:
+    """Per round, the sorted history keys a recall rule tells apart at the round's start:
+    (pot level index, the records of the last ``recall`` rounds, latest first)."""
+    h1 = templates.config.hand_size + 1
+    keys, out = {(0, ())}, []
+    for r, template in enumerate(templates.rounds):
+        out.append(sorted(keys))
+        if r < templates.config.draws:
+            nxt = set()
+            for pot, records in keys:
+                for o, added in enumerate(template.outcome_contrib):
+                    new_pot = templates.pot_index(r + 1, templates.pot_levels[r][pot] + added)
+                    for draws_pair in range(h1 * h1):
+                        nxt.add((new_pot, ((o * h1 * h1 + draws_pair,) + records)[:recall]))
+            keys = nxt
+    return out
+
+
+def recall_rows_by_round(templates: RoundTemplates, recall: int) -> list[int]:
+    """Action rows per round of a layout by recall rule (without building it)."""
+    h1 = templates.config.hand_size + 1
+    rows = []
+    for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall))):
+        per_key = int(template.n_actions.astype(np.int64).sum())
+        if r < templates.config.draws:
+            per_key += template.n_outcomes * (1 + h1) * h1
+        rows.append(len(keys) * per_key)
+    return rows
+
+
+def config_row_maps(config, n_states: int) -> np.ndarray | None:
+    """The class -> row maps a config's card buckets ask for (k-means from
+    :mod:`abstractions.buckets`, cached on disk); None at full resolution."""
+    if not any(config.buckets):
+        return None
+    from abstractions.buckets import bucket_map
+
+    row_of = np.tile(np.arange(n_states, dtype=np.int64), (config.rounds, 1))
+    for r, k in enumerate(config.buckets):
+        if k > 0:
+            row_of[r] = bucket_map(config.ranks, config.suits, config.hand_size, config.draws, r, k)
+    return row_of
+
+
+def _checked_row_maps(row_of, rounds: int, draws: int, class_legal: np.ndarray):
+    """(row maps, row widths): ``row_of`` (or the identity) checked: positions numbered densely
+    per round, and a bucket's classes sharing their legal draws in rounds followed by a draw."""
+    n_states = class_legal.shape[-2]
+    identity = np.tile(np.arange(n_states, dtype=np.int64), (rounds, 1))
+    row_of = identity if row_of is None else np.ascontiguousarray(row_of, dtype=np.int64)
+    if row_of.shape != (rounds, n_states):
+        raise LayoutError(f"row maps must be (rounds, classes) = ({rounds}, {n_states}), got {row_of.shape}")
+    if row_of.min() < 0:
+        raise LayoutError("row maps hold negative positions")
+    row_width = row_of.max(axis=1) + 1
+    for r in range(rounds):
+        if len(np.unique(row_of[r])) != row_width[r]:
+            raise LayoutError(f"round {r}: buckets must be numbered 0 to {row_width[r] - 1} without gaps")
+        if r < draws and not _same_legal_draws(row_of[r], _round_legal(class_legal, r)):
+            raise LayoutError(f"round {r} buckets mix classes with different legal draws")
+    return row_of, row_width
+
+
+def _round_legal(class_legal: np.ndarray, rnd: int) -> np.ndarray:
+    """The (states, draw counts) legality of a round: the same every round for value classes."""
+    return class_legal[rnd] if class_legal.ndim == 3 else class_legal
+
+
 def _same_legal_draws(row_of_round: np.ndarray, class_legal: np.ndarray) -> bool:
     """Whether every bucket's classes may take the same draw counts."""
     member = np.unique(row_of_round, return_index=True)[1]  # one class of each bucket (numbered densely)
@@ -242,6 +437,47 @@ def _same_legal_draws(row_of_round: np.ndarray, class_legal: np.ndarray) -> bool
 
 
 @njit(cache=True)
-def policy_entry(layout, node, rnd, action, state):
-    """Storage index of (decision node, action, class) under ``layout`` (:class:`LayoutArrays`)."""
-    return layout.entry_offset[node] + action * layout.row_width[rnd] + layout.row_of[rnd, state]
+def pot_index(rule, rnd, pot):
+    """Index of a pot level of round ``rnd`` (-1 if none)."""
+    lo, hi = 0, rule.n_pots[rnd] - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        level = rule.pot_levels[rnd, mid]
+        if abs(level - pot) < 1e-9:
+            return mid
+        if level < pot:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+
+@njit(cache=True)
+def key_slot(rule, rnd, phase, pot, records, earliest_record):
+    """Slot of a decision node's key under a recall rule (``rule``: :data:`RuleArrays`).
+    ``records`` are the node's earlier round records, latest first; a -1 among the kept ones
+    stands for the first round's record, given as ``earliest_record`` (a subtree generated
+    below the first round does not know it)."""
+    kept = min(rule.recall, rnd)
+    digits = 0
+    scale = 1
+    for k in range(kept):
+        record = records[k]
+        if record < 0:
+            record = earliest_record
+        digits += record * scale
+        scale *= rule.radix
+    p = pot_index(rule, rnd, pot)
+    if p < 0 or digits < 0:
+        return -1
+    return rule.code_slot[rule.code_base[rnd] + (p * scale + digits) * rule.n_phases[rnd] + phase]
+
+
+@njit(cache=True)
+def node_slots(kind, rnd, phase, pot, records, earliest_record, rule, out):
+    """Slot of every decision node of a generated tree under a recall rule into ``out`` (-1 at
+    terminals and at keys the rule has no slot for)."""
+    for node in range(len(kind)):
+        out[node] = -1
+        if kind[node] <= DRAW:
+            out[node] = key_slot(rule, rnd[node], phase[node], pot[node], records[node], earliest_record)

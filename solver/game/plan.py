@@ -18,16 +18,22 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import numba
+
 from abstractions.evaluator import get_evaluator
 
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
-from .layout import StrategyLayout
+from .layout import StrategyLayout, recall_rows_by_round
+from .rounds import RoundTemplates
 from .tree import TreeCounts, count_tree
 
 BYTES_PER_ENTRY = 8          # float32 regret + float32 strategy sum
 BYTES_PER_NODE = 100         # the tree's arrays and annotations, and a walker's per-node arrays
 WORK_ALLOWANCE = 64 << 20    # traversal buffers, transition tables, Python overhead
 BUILD_BYTES_PER_NODE = 64    # peak while the tree is generated (measured: 43 on double draw)
+# Seconds per (public node, value class) and thread of a best-response and of an evaluate walk
+# (measured on triple draw at cap 4 on this project's 2-core machine).
+BR_NS, EVALUATE_NS = 1.5, 3.0
 
 
 class SolveTooLarge(ValueError):
@@ -40,10 +46,13 @@ class SolvePlan:
     counts: TreeCounts
     private_states: int
     entries: int        # (betting node, private state) pairs
-    storage_entries: int  # (action row, private state) pairs that hold regrets and sums
+    storage_entries: int  # layout entries that hold regrets and sums
     bytes: int
     machine_bytes: int
-    full_resolution_bytes: int = 0  # the same game without buckets
+    full_resolution_bytes: int = 0  # the same game without buckets or recall, on a built tree
+    streamed: bool = False          # too big to build: solved in its abstract game on a streamed tree
+    streamed_nodes: int = 0         # nodes built for a streamed walk (trunk and one shape)
+    threads: int = 1
 
     @property
     def build_bytes(self) -> int:
@@ -65,6 +74,11 @@ class SolvePlan:
         return any(self.config.buckets)
 
     @property
+    def abstract_game_ready(self) -> bool:
+        """A streamed solve walks bucket vectors: it needs buckets in every round and a recall."""
+        return bool(self.config.buckets) and all(self.config.buckets) and self.config.recall >= 0
+
+    @property
     def row_widths(self) -> list[int]:
         """Entries per action row in each round (at most: k-means may leave a bucket empty)."""
         return StrategyLayout.planned_row_widths(self.config.buckets, self.config.rounds, self.private_states)
@@ -72,7 +86,14 @@ class SolvePlan:
     @property
     def fits(self) -> bool:
         # Leave a quarter of the machine to the system and other work.
-        return self.bytes <= 0.75 * self.machine_bytes and self.tree_fits
+        return self.bytes <= 0.75 * self.machine_bytes and (self.tree_fits or self.abstract_game_ready)
+
+    @property
+    def certificate_seconds(self) -> float:
+        """Estimated seconds of the exact full-resolution best response and game value (two
+        best-response walks and an evaluate walk over every public node and value class)."""
+        node_states = self.counts.nodes * self.private_states
+        return node_states * (2 * BR_NS + EVALUATE_NS) * 1e-9 / max(self.threads, 1)
 
     def to_json(self) -> dict:
         return {
@@ -87,6 +108,8 @@ class SolvePlan:
             "fits": self.fits,
             "full_resolution_bytes": self.full_resolution_bytes,
             "tree_build_bytes": self.build_bytes,
+            "streamed": self.streamed,
+            "certificate_seconds": round(self.certificate_seconds, 1),
             "config": self.config.to_dict(),
         }
 
@@ -100,24 +123,38 @@ class SolvePlan:
             f"private states:  {self.private_states:,} value classes",
             f"entries:         {self.entries:,} (betting node, state) pairs",
         ]
+        if self.config.recall >= 0:
+            lines.append(f"history:         strategies remember the pot and the last {self.config.recall} round(s); "
+                         "earlier rounds are forgotten")
         if self.bucketed:
             widths = "/".join(str(w) for w in self.row_widths)
-            lines += [
-                f"buckets:         {widths} per round (strategies shared within a bucket)",
-                f"memory:          {format_bytes(self.bytes)} for this bucketed solve "
-                f"(full resolution: {format_bytes(self.full_resolution_bytes)})",
-            ]
+            lines.append(f"buckets:         {widths} per round (strategies shared within a bucket)")
+        if self.config.abstracted:
+            lines.append(f"abstract size:   {self.storage_entries:,} strategy entries")
+            lines.append(f"memory:          {format_bytes(self.bytes)} for this abstracted solve "
+                         f"(full resolution: {format_bytes(self.full_resolution_bytes)})")
         else:
             lines.append(f"memory:          {format_bytes(self.bytes)} for a full-resolution solve")
-        lines += [
-            f"tree building:   about {format_bytes(self.build_bytes)} at its peak",
-            f"this machine:    {format_bytes(self.machine_bytes)}",
-        ]
+        if self.streamed:
+            lines += [
+                f"tree:            {c.nodes:,} nodes, too many to build; walks stream it from a built trunk and "
+                f"one shape ({self.streamed_nodes:,} nodes)",
+                "solver:          " + ("CFR in the abstract game (bucket vectors), alternating DCFR updates"
+                                       if self.abstract_game_ready else
+                                       "none: a tree this big needs card buckets in every round and a recall"),
+            ]
+        else:
+            lines.append(f"tree building:   about {format_bytes(self.build_bytes)} at its peak")
+        if self.config.abstracted or self.streamed:
+            minutes = self.certificate_seconds / 60
+            lines.append(f"certificate:     exact best response at full resolution, about "
+                         f"{minutes:,.1f} min on {self.threads} thread(s)")
+        lines.append(f"this machine:    {format_bytes(self.machine_bytes)}")
         if self.fits:
             lines.append("verdict:         fits in this machine's memory")
         else:
             lines.append("verdict:         does NOT fit in this machine's memory "
-                         "(use card buckets, a smaller cap, or fewer draws)")
+                         "(use card buckets, a recall, a smaller cap, or fewer draws)")
         return "\n".join(lines)
 
 
@@ -145,8 +182,24 @@ def plan_solve(config: GameConfig) -> SolvePlan:
     counts = count_tree(config)
     states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
     widths = StrategyLayout.planned_row_widths(config.buckets, config.rounds, states)
-    storage = sum(rows * width for rows, width in zip(counts.rows_by_round, widths))
-    fixed = counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
-    full = (counts.betting_rows + counts.draw_rows) * states * BYTES_PER_ENTRY + fixed
-    return SolvePlan(config, counts, states, counts.betting_nodes * states, storage,
-                     storage * BYTES_PER_ENTRY + fixed, machine_memory_bytes(), full)
+    templates = RoundTemplates.of(config)
+    rows = counts.rows_by_round if config.recall < 0 else recall_rows_by_round(templates, config.recall)
+    storage = sum(r * w for r, w in zip(rows, widths))
+    threads = numba.config.NUMBA_NUM_THREADS
+    machine = machine_memory_bytes()
+    # A game is streamed when a solve over its built tree would not fit.
+    on_built_tree = storage * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
+    streamed = max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
+    if streamed:
+        # the trunk and one shape, and per thread one cut's arrays; per-thread deltas of the storage
+        built = templates.count_nodes(0, 0) + (templates.count_nodes(1) if config.draws else 0)
+        fixed = built * (BYTES_PER_NODE + 24 * threads) + WORK_ALLOWANCE
+        per_entry = BYTES_PER_ENTRY * (1 + threads)
+    else:
+        built = counts.nodes
+        fixed = counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
+        per_entry = BYTES_PER_ENTRY
+    full = (counts.betting_rows + counts.draw_rows) * states * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE \
+        + WORK_ALLOWANCE
+    return SolvePlan(config, counts, states, counts.betting_nodes * states, storage, storage * per_entry + fixed,
+                     machine, full, streamed, built if streamed else 0, threads)

@@ -218,22 +218,92 @@ class RoundTemplates:
                 np.array([t.n_outcomes for t in self.rounds], np.int64),
                 np.array(self.rounds[0].start_contrib, np.float64))
 
-    def subtree_sizes(self) -> np.ndarray:
-        """(R, T) nodes in the subtree of each betting position (itself included)."""
+    def subtree_sizes(self, last_round: int | None = None) -> np.ndarray:
+        """(R, T) nodes in the subtree of each betting position (itself included), rounds after
+        ``last_round`` not expanded (their first position counts as one node)."""
         seat, label, kind, target, _, n_pos, _, _ = self.arrays
-        return _subtree_sizes(label, kind, target, n_pos, self.config.draws, self.config.hand_size)
+        last = self.config.draws if last_round is None else last_round
+        return _subtree_sizes(label, kind, target, n_pos, self.config.draws, self.config.hand_size, last)
 
-    def count_nodes(self, rnd: int = 0) -> int:
+    def count_nodes(self, rnd: int = 0, last_round: int | None = None) -> int:
         """Nodes of the public tree below (and with) the first position of round ``rnd``."""
-        return int(self.subtree_sizes()[rnd, 0])
+        return int(self.subtree_sizes(last_round)[rnd, 0])
+
+
+@dataclass(frozen=True)
+class Position:
+    """A decision point located by its history, without a tree (see :meth:`RoundTemplates.locate`)."""
+
+    round: int
+    phase: int
+    pot: float
+    records: tuple       # the earlier rounds' records, latest first
+    kind: int            # BET or DRAW
+    seat: int
+    labels: str          # its actions
+
+
+def locate(templates: RoundTemplates, history: str) -> Position:
+    """The decision point a history names (the notation of :mod:`solver.game.tree`); ValueError
+    naming the first impossible step, or if the hand is over there."""
+    if not isinstance(history, str):
+        raise ValueError(f"history must be text, got {type(history).__name__}")
+    config = templates.config
+    h1 = config.hand_size + 1
+    digits = "".join(str(d) for d in range(h1))
+    rnd, phase, pot, records, done = 0, 0, 0.0, (), ""
+    expected = ""  # the canonical history so far, separators included
+    for char in history:
+        if char == "/":
+            done += char
+            continue
+        t = templates.rounds[rnd]
+        labels = "".join(chr(x) for x in t.label[phase][:t.n_actions[phase]]) if phase < t.n_positions else digits
+        a = labels.find(char)
+        if a < 0:
+            raise ValueError(f"history {history!r}: {char!r} is not possible after {done!r} (possible: {labels})")
+        done += char
+        expected += char
+        if phase < t.n_positions:
+            kind, target = int(t.kind[phase, a]), int(t.target[phase, a])
+            if kind == BET:
+                phase = target
+            elif kind == FOLD or rnd == config.draws:
+                rest = history[len(done):].strip("/")
+                if rest:
+                    raise ValueError(f"history {history!r}: {rest[0]!r} is not possible after {done!r} "
+                                     "(the hand is over)")
+                raise ValueError(f"history {history!r} ends the hand: there is no decision there")
+            else:
+                phase = t.n_positions + target
+                expected += "/"
+        elif phase < t.n_positions + t.n_outcomes:
+            phase = t.n_positions + t.n_outcomes + (phase - t.n_positions) * h1 + a
+        else:
+            o, d_bb = divmod(phase - t.n_positions - t.n_outcomes, h1)
+            records = ((o * h1 + d_bb) * h1 + a,) + records
+            pot = pot + t.outcome_contrib[o] if rnd > 0 else t.outcome_contrib[o]
+            rnd, phase = rnd + 1, 0
+            expected += "/"
+    if history not in (expected, expected.rstrip("/")) and history + "/" != expected:
+        raise ValueError(f"history {history!r}: rounds are separated as in {expected!r}")
+    t = templates.rounds[rnd]
+    if phase < t.n_positions:
+        labels = "".join(chr(x) for x in t.label[phase][:t.n_actions[phase]])
+        return Position(rnd, phase, float(pot), records, BET, int(t.seat[phase]), labels)
+    seat = BIG_BLIND if phase < t.n_positions + t.n_outcomes else BUTTON
+    return Position(rnd, phase, float(pot), records, DRAW, seat, digits)
 
 
 @njit(cache=True)
-def _subtree_sizes(label, kind, target, n_pos, draws, hand_size):
+def _subtree_sizes(label, kind, target, n_pos, draws, hand_size, last_round):
     rounds = label.shape[0]
     sizes = np.zeros(label.shape[:2], np.int64)
     below_draw = 0  # nodes under an outcome of the round after the current one
     for r in range(rounds - 1, -1, -1):
+        if r > last_round:
+            sizes[r, 0] = 1
+            continue
         if r < draws:
             # The big blind's draw node, its hand_size + 1 button draws, each with the next round.
             below_draw = 1 + (hand_size + 1) * (1 + (hand_size + 1) * sizes[r + 1, 0])
@@ -255,11 +325,12 @@ def _subtree_sizes(label, kind, target, n_pos, draws, hand_size):
 
 @njit(cache=True)
 def expand(seat_t, label_t, kind_t, target_t, contrib_t, n_pos, n_out, start_contrib, draws, hand_size,
-           first_round, base, records_in, n_nodes, kind, seat, rnd, contrib, parent, action, first_child,
+           first_round, last_round, base, records_in, n_nodes, kind, seat, rnd, contrib, parent, action, first_child,
            n_children, phase, pot, records):
     """Generate the public tree below the first position of ``first_round`` (contributions at its
     start ``base``, earlier round records ``records_in``) into the output arrays, in the builder's
-    order. ``records[node, k]`` is the record of the round ``k + 1`` before the node's (-1 if none);
+    order; the first positions of rounds after ``last_round`` are left as leaves.
+    ``records[node, k]`` is the record of the round ``k + 1`` before the node's (-1 if none);
     ``pot[node]`` the contribution at the start of the node's round."""
     h1 = hand_size + 1
     n_rec = records.shape[1]
@@ -287,7 +358,7 @@ def expand(seat_t, label_t, kind_t, target_t, contrib_t, n_pos, n_out, start_con
         top -= 1
         node = stack[top]
         k_node = kind[node]
-        if k_node == FOLD or k_node == SHOWDOWN:
+        if k_node == FOLD or k_node == SHOWDOWN or rnd[node] > last_round:
             first_child[node] = -1
             n_children[node] = 0
             continue

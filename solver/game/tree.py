@@ -40,6 +40,14 @@ from .rounds import BET, BIG_BLIND, BUTTON, DRAW, FOLD, SHOWDOWN, RoundTemplates
 KIND_NAMES = {BET: "bet", DRAW: "draw", FOLD: "fold", SHOWDOWN: "showdown"}
 SEAT_NAMES = {BUTTON: "button", BIG_BLIND: "big blind"}
 BET_LABELS = "fkcbr"
+ACTION_NAMES = {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}
+
+
+def action_name(label: str, kind: int) -> str:
+    """A betting action's name, or a draw count as "pat" / "draw N"."""
+    if kind == DRAW:
+        return "pat" if label == "0" else f"draw {label}"
+    return ACTION_NAMES[label]
 
 
 @dataclass(frozen=True)
@@ -147,11 +155,14 @@ def build_tree(config: GameConfig) -> PublicTree:
     return expand_tree(RoundTemplates.of(config), 0)
 
 
-def expand_tree(templates: RoundTemplates, first_round: int, pot: float = 0.0, records=None) -> PublicTree:
+def expand_tree(templates: RoundTemplates, first_round: int, pot: float = 0.0, records=None,
+                last_round: int | None = None) -> PublicTree:
     """The public tree below the first betting position of ``first_round`` (the whole tree for
-    round 0), its round starting with contributions ``pot`` after the round ``records``."""
+    round 0), its round starting with contributions ``pot`` after the round ``records``; with
+    ``last_round``, the first positions of later rounds are left as leaves."""
     config = templates.config
-    n = templates.count_nodes(first_round)
+    last_round = config.draws if last_round is None else last_round
+    n = templates.count_nodes(first_round, last_round)
     n_records = max(config.draws, 1)
     records_in = np.full(n_records, -1, np.int64)
     if records is not None:
@@ -160,7 +171,8 @@ def expand_tree(templates: RoundTemplates, first_round: int, pot: float = 0.0, r
                   contrib=np.empty((n, 2)), parent=np.empty(n, np.int32), action=np.empty(n, np.uint8),
                   first_child=np.empty(n, np.int32), n_children=np.empty(n, np.int8), phase=np.empty(n, np.int16),
                   pot=np.empty(n), records=np.empty((n, n_records), np.int16))
-    expand(*templates.arrays, config.draws, config.hand_size, first_round, float(pot), records_in, n, *arrays.values())
+    expand(*templates.arrays, config.draws, config.hand_size, first_round, last_round, float(pot), records_in, n,
+           *arrays.values())
     return PublicTree(config, **arrays)
 
 

@@ -10,6 +10,8 @@ import numpy as np
 
 from abstractions.files import atomic_write
 
+from ..game.tree import ACTION_NAMES, BET_LABELS, SEAT_NAMES
+
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "badugi"  # stable SVG ids: regenerated charts diff cleanly
 import matplotlib.pyplot as plt  # noqa: E402
@@ -61,8 +63,6 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
 # what a strategy does where it never goes is arbitrary.
 MIN_GROUP_REACH = 1e-6
 SEAT_ORDER = (1, 0)  # the big blind acts first after the draw; show it first
-SEAT_TITLES = {0: "button", 1: "big blind"}
-ACTION_NAMES = {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}
 ACTION_COLOURS = {"f": "#9e9e9e", "k": "#4c9be8", "c": "#2e7d32", "b": "#f0a030", "r": "#c62828"}
 
 
@@ -89,7 +89,7 @@ def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[
             ax.set_yticks(range(len(shown)), [groups[g] for g in shown], fontsize=7)
             ax.set_xticks(range(hand_size + 1), [("pat" if d == 0 else str(d)) for d in range(hand_size + 1)])
             ax.set_xlabel("cards drawn")
-            ax.set_title(f"draw {rnd + 1}, {SEAT_TITLES[seat]}", fontsize=10)
+            ax.set_title(f"draw {rnd + 1}, {SEAT_NAMES[seat]}", fontsize=10)
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="frequency (weighted by how often the hand gets here)")
     fig.suptitle(title)
@@ -107,7 +107,7 @@ def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
         values = [100 * summary.pat_snow_break[k][measure] for k in keys]
         bars = ax.bar(np.arange(len(keys)) + (i - 1) * width, values, width, label=measure)
         ax.bar_label(bars, fmt="%.1f", fontsize=7)
-    ax.set_xticks(range(len(keys)), [f"draw {r + 1}\n{SEAT_TITLES[s]}" for s, r in keys])
+    ax.set_xticks(range(len(keys)), [f"draw {r + 1}\n{SEAT_NAMES[s]}" for s, r in keys])
     ax.set_ylabel("% of draw decisions (reach-weighted)")
     ax.set_title(title, fontsize=10)
     ax.legend()
@@ -120,7 +120,6 @@ def plot_betting(summary, path: Path, title: str) -> list[Path]:
     groups = summary.group_labels
     fig, axes = plt.subplots(len(rounds), 2, figsize=(10, 0.2 * len(groups) * len(rounds) + 1.5), squeeze=False,
                              constrained_layout=True)
-    from .strategy import BET_COLUMNS
     for row, rnd in enumerate(rounds):
         for col, seat in enumerate(SEAT_ORDER):
             ax = axes[row, col]
@@ -130,7 +129,7 @@ def plot_betting(summary, path: Path, title: str) -> list[Path]:
                 continue
             shown = np.nonzero(summary.bet_reach[(seat, rnd)] >= MIN_GROUP_REACH)[0]
             left = np.zeros(len(shown))
-            for a, label in enumerate(BET_COLUMNS):
+            for a, label in enumerate(BET_LABELS):
                 values = np.nan_to_num(freq[shown, a])
                 if values.any():
                     ax.barh(range(len(shown)), values, left=left, color=ACTION_COLOURS[label],
@@ -141,7 +140,7 @@ def plot_betting(summary, path: Path, title: str) -> list[Path]:
             ax.set_xlim(0, 1)
             ax.set_xlabel("frequency")
             street = "before the draw" if rnd == 0 else f"after draw {rnd}"
-            ax.set_title(f"{SEAT_TITLES[seat]}, betting {street}", fontsize=10)
+            ax.set_title(f"{SEAT_NAMES[seat]}, betting {street}", fontsize=10)
             ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(title)
     return save_figure(fig, path)
@@ -153,7 +152,7 @@ def plot_deal_ev(summary, path: Path, title: str) -> list[Path]:
     fig, ax = plt.subplots(figsize=(10, 4), constrained_layout=True)
     x = np.arange(len(groups))
     for seat in SEAT_ORDER:
-        ax.plot(x, summary.deal_ev[seat] / 1000.0, marker="o", markersize=3, label=SEAT_TITLES[seat])
+        ax.plot(x, summary.deal_ev[seat] / 1000.0, marker="o", markersize=3, label=SEAT_NAMES[seat])
     ax.axhline(0.0, color="black", linewidth=0.6)
     ax.set_xticks(x, groups, rotation=90, fontsize=7)
     ax.set_ylabel("expected value (big blinds per hand)")

@@ -26,6 +26,7 @@ Table rows are per (seat, history, hand class) at each decision point:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Iterator
@@ -37,10 +38,24 @@ from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 
 from ..cfr.files import STRATEGY_NAME, CheckpointError, load_strategy_file
-from ..cfr.walker import NodeStats, Walker, class_strategy
-from ..game.tree import BET, DRAW, SEAT_NAMES
+from ..cfr.walker import NodeStats, Walker, class_strategy, slot_strategy
+from ..game.layout import key_slot
+from ..game.rounds import RoundTemplates, locate
+from ..game.tree import BET, BET_LABELS, DRAW, SEAT_NAMES
 
-BET_COLUMNS = ["f", "k", "c", "b", "r"]
+BET_COLUMNS = list(BET_LABELS)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision point of a strategy: who decides, bet or draw, the action labels, its slot, and
+    its node (-1 when the game's tree is not built)."""
+
+    seat: int
+    kind: int
+    labels: list
+    slot: int
+    node: int
 
 
 def draw_columns(hand_size: int) -> list[str]:
@@ -63,6 +78,8 @@ class Strategy:
         self.probabilities = saved.probabilities
         self.evaluator = get_evaluator(self.config.ranks, self.config.suits, self.config.hand_size)
         self.n_states = self.layout.n_states
+        if self.tree is not None and self.layout.rule is not None and not len(self.layout.slot_of):
+            raise CheckpointError(f"{self.directory / STRATEGY_NAME} is damaged: its layout has no slots for its tree")
         if self.n_states != self.evaluator.n_values:
             raise CheckpointError(f"{self.directory / STRATEGY_NAME} is damaged: its layout has {self.n_states} "
                                   f"classes, the game {self.evaluator.n_values}")
@@ -70,16 +87,40 @@ class Strategy:
     @cached_property
     def walker(self) -> Walker:
         """Walks for reach and values (needs the draw model; made on first use)."""
+        if self.tree is None:
+            raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so its strategy "
+                             "tables come from simulated play (badugi plot), not from exact walks")
         model = get_draw_model(self.config.ranks, self.config.suits, self.config.hand_size)
         return Walker(self.tree, self.layout, model)
+
+    @cached_property
+    def templates(self) -> RoundTemplates:
+        return RoundTemplates.of(self.config)
 
     # -- single decisions --------------------------------------------------
     def node(self, history: str) -> int:
         """The decision node a history names; ValueError if malformed or not a decision."""
+        if self.tree is None:
+            raise ValueError(f"{self.config.describe()}: its public tree is not built; decisions are located "
+                             "by history (see decision())")
         node = self.tree.node_at(history)
         if self.tree.kind[node] > DRAW:
             raise ValueError(f"history {history!r} ends the hand: there is no decision there")
         return node
+
+    def decision(self, history: str) -> Decision:
+        """Who decides at a history, what kind of decision, its action labels and its slot;
+        ValueError if malformed or not a decision."""
+        if self.tree is not None:
+            node = self.node(history)
+            return Decision(int(self.tree.seat[node]), int(self.tree.kind[node]), self.labels(node),
+                            int(self.layout.slot_of[node]), node)
+        at = locate(self.templates, history)
+        rule = self.layout.rule.kernel_arrays(self.layout.slot_offset)
+        records = np.full(max(self.config.draws, 1), -1, np.int64)
+        records[:len(at.records)] = at.records
+        slot = int(key_slot(rule, at.round, at.phase, at.pot, records, -1))
+        return Decision(at.seat, at.kind, list(at.labels), slot, -1)
 
     def labels(self, node: int) -> list[str]:
         return [chr(self.tree.action[c]) for c in self.tree.children(node)]
@@ -96,15 +137,12 @@ class Strategy:
 
     def policy(self, history: str, cards) -> dict[str, float]:
         """Legal actions (``f k c b r`` or draw counts ``"0"``-``"4"``) to probabilities."""
-        node = self.node(history)
+        decision = self.decision(history)
         value = self.hand_class(cards)
-        probs = self.strategy_at(node)[:, value]
-        legal = self.layout.class_legal[value] if self.tree.kind[node] == DRAW else None
-        return {label: float(p) for a, (label, p) in enumerate(zip(self.labels(node), probs))
+        probs = slot_strategy(self.layout, self.probabilities, decision.slot)[:, value]
+        legal = self.layout.class_legal[value] if decision.kind == DRAW else None
+        return {label: float(p) for a, (label, p) in enumerate(zip(decision.labels, probs))
                 if legal is None or legal[a]}
-
-    def seat_name(self, node: int) -> str:
-        return SEAT_NAMES[int(self.tree.seat[node])]
 
     # -- reach and values --------------------------------------------------
     def stats(self, nodes=None) -> Iterator[NodeStats]:

@@ -1,0 +1,178 @@
+"""Games too big to build: layouts by recall rule, the streamed certificate, sampled CFR.
+
+The streamed walks (a built trunk and one shape for every subtree below it) must give the
+bits of the walks over a built tree; a recall rule that remembers everything must be the
+full public tree; and the certificate must equal brute-force best responses on the
+real-card reference game, triple draw included.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import reference_game as ref
+from abstractions.transitions import get_draw_model
+from solver.cfr.engine import Engine
+from solver.cfr.sampled import SampledEngine
+from solver.cfr.streamed import StreamedGame, StreamedWalker
+from solver.cfr.walker import class_strategy
+from solver.cfr import kernels
+from solver.game.config import GameConfig, load_preset
+from solver.game.layout import LayoutError, StrategyLayout
+from solver.game.rounds import RoundTemplates
+from solver.game.tree import DRAW, build_tree
+
+TINY_TRIPLE = GameConfig(ranks=3, suits=2, hand_size=2, draws=3, cap=1, bets=(1.0, 1.0, 2.0, 2.0))
+
+
+def streamed(config, layout):
+    model = get_draw_model(config.ranks, config.suits, config.hand_size)
+    return StreamedWalker(StreamedGame(RoundTemplates.of(config)), layout, model)
+
+
+@pytest.mark.parametrize("preset, recall, buckets", [
+    ("tiny-single-draw", 1, ()), ("tiny-double-draw", 2, ()), ("tiny-double-draw", 1, ()),
+    ("tiny-double-draw", 0, (3, 4, 2)), ("single-draw", 0, ()), ("single-draw", 1, (40, 24))])
+def test_streamed_walks_are_the_built_tree_walks(preset, recall, buckets):
+    """Best responses and value of a strategy in a layout by recall rule: the streamed walks
+    (trunk, one shape, cuts filled per walk) give the bits of the walks over the built tree."""
+    config = dataclasses.replace(load_preset(preset), recall=recall, buckets=buckets)
+    engine = Engine(config)
+    engine.run_iterations(40)
+    assert engine.layout.rule is not None and engine.layout.shares_slots == (recall < config.draws)
+    assert streamed(config, engine.layout).exploitability(engine.strat_sum) == engine.exploitability()
+
+
+@pytest.mark.parametrize("preset", ["tiny-single-draw", "tiny-double-draw"])
+def test_perfect_recall_by_rule_is_the_public_tree(preset):
+    """Remembering every round is one slot per public node: a solve gives the same bits."""
+    base = load_preset(preset)
+    full, by_rule = Engine(base, "cfr"), Engine(dataclasses.replace(base, recall=base.draws), "cfr")
+    assert by_rule.layout.n_slots == full.layout.n_slots == int((full.tree.kind <= DRAW).sum())
+    assert not by_rule.layout.shares_slots
+    for engine in (full, by_rule):
+        engine.run_iterations(30)
+    assert by_rule.exploitability() == full.exploitability()
+
+
+def _as_full_recall(engine):
+    """An engine's full-resolution strategy sums moved into a full-recall rule layout."""
+    config = engine.config
+    layout = StrategyLayout.by_recall(RoundTemplates.of(config), engine.model.legal, config.draws)
+    on_tree = layout.materialize(engine.tree)
+    storage = np.zeros(layout.n_entries, np.float32)
+    for node in np.nonzero(engine.tree.kind <= DRAW)[0]:
+        on_tree.rows(storage, on_tree.slot_of[node])[:] = engine.layout.rows(engine.strat_sum, engine.layout.slot_of[node])
+    return layout, storage
+
+
+@pytest.mark.parametrize("preset, cap", [("tiny-double-draw", None), ("single-draw", None), ("double-draw", 2)])
+def test_certificate_equals_the_built_tree_best_response(preset, cap):
+    """The certificate (streamed best response) of a solved strategy equals the engine's exact
+    best response on the built tree, to 1e-9 relative (here: the same bits)."""
+    config = load_preset(preset)
+    if cap:
+        config = dataclasses.replace(config, cap=cap)
+    engine = Engine(config)
+    engine.run_iterations(3 if cap else 30)
+    layout, storage = _as_full_recall(engine)
+    ours, theirs = streamed(config, layout).exploitability(storage), engine.exploitability()
+    for a, b in ((ours.br_button, theirs.br_button), (ours.br_big_blind, theirs.br_big_blind),
+                 (ours.game_value, theirs.game_value)):
+        assert a == pytest.approx(b, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("recall", [3, 1])
+def test_certificate_equals_brute_force_on_tiny_triple_draw(recall, ref_args):
+    """On a tiny triple-draw game, the certificate of a strategy (from a few sampled iterations)
+    equals the brute-force best responses of the real-card reference game."""
+    config = dataclasses.replace(TINY_TRIPLE, recall=recall)
+    engine = SampledEngine(config, seed=3)
+    engine.run_iterations(50)
+    ours = engine.exploitability()
+    tree = build_tree(config)
+    on_tree = engine.layout.materialize(tree)
+
+    def policy(seat, history, hand):
+        node = tree.node_at(history)
+        probs = class_strategy(on_tree, engine.strat_sum, node)[:, _class_of(config, hand)]
+        labels = [chr(tree.action[c]) for c in tree.children(node)]
+        return {label: float(p) for label, p in zip(labels, probs) if p > 0}
+
+    br_button, br_bb, value = ref.best_response_values(*ref_args(config), policy)
+    assert ours.br_button == pytest.approx(br_button, abs=1e-9)
+    assert ours.br_big_blind == pytest.approx(br_bb, abs=1e-9)
+    assert ours.game_value == pytest.approx(value, abs=1e-9)
+
+
+def _class_of(config, hand):
+    from abstractions.evaluator import get_evaluator
+    return get_evaluator(config.ranks, config.suits, config.hand_size).evaluate(np.array(hand))
+
+
+def test_sampled_cfr_converges_to_the_lp_value(ref_args):
+    """Full-width (no sampling) and sampled linear CFR on a tiny game approach the value of the
+    real-card game's sequence-form LP; a seed fixes every bit."""
+    config = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
+    lp_value = ref.solve_lp(*ref_args(config), method="highs-ipm")
+    full = SampledEngine(config, sampling=kernels.SAMPLE_NONE)
+    full.run_iterations(2000)
+    x = full.exploitability()
+    assert x.exploitability_mbb < 0.2 and x.game_value == pytest.approx(lp_value, abs=2e-4)
+    sampled, again = SampledEngine(config, seed=5), SampledEngine(config, seed=5)
+    sampled.run_iterations(300)
+    early = sampled.exploitability().exploitability_mbb
+    sampled.run_iterations(6000)
+    late = sampled.exploitability()
+    assert late.exploitability_mbb < early / 3 and late.game_value == pytest.approx(lp_value, abs=0.01)
+    again.run_iterations(6300)
+    assert np.array_equal(again.strat_sum, sampled.strat_sum)
+
+
+def test_recall_layouts_refuse_what_cannot_be():
+    templates = RoundTemplates.of(load_preset("triple-draw"))
+    legal = get_draw_model().legal
+    with pytest.raises(LayoutError, match="recall must be"):
+        StrategyLayout.by_recall(templates, legal, 4)
+    with pytest.raises(LayoutError, match="remember fewer rounds"):
+        StrategyLayout.by_recall(templates, legal, 3)
+    one = StrategyLayout.by_recall(templates, legal, 1)
+    assert one.shares_slots and one.rule.recall == 1
+    # Round-one histories keep everything; later ones share: far fewer slots than decision nodes.
+    assert one.n_slots < 100_000
+
+
+def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
+    """A solve in the abstract game (bucket vectors, streamed tree, alternating updates): with a
+    bucket per class it is the real game, and its certificate equals the abstract measure; its
+    strategy file carries no tree, answers policy() through the recall rule and plays matches."""
+    from solver.arena.match import play_match
+    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.solve import solve
+    from solver.tables.strategy import load_strategy
+
+    base = load_preset("tiny-double-draw")
+    n = get_draw_model(base.ranks, base.suits, base.hand_size).n_values
+    exact = AbstractEngine(dataclasses.replace(base, buckets=(n, n, n)))
+    full = Engine(base)
+    for engine in (exact, full):
+        engine.run_iterations(200)
+    assert exact.progress_exploitability().exploitability == pytest.approx(exact.exploitability().exploitability,
+                                                                           rel=1e-9)
+    assert exact.exploitability().exploitability_mbb < 2 * full.exploitability().exploitability_mbb
+
+    config = dataclasses.replace(base, buckets=(3, 4, 2), recall=1)
+    result = solve(config, iterations=60, out_dir=tmp_path / "run", streamed=True)
+    summary = __import__("json").loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["exploitability_mbb"] == pytest.approx(result.exploitability.exploitability_mbb)
+    assert summary["abstract_exploitability_mbb"] < summary["exploitability_mbb"]
+    strategy = load_strategy(tmp_path / "run")
+    assert strategy.tree is None and strategy.layout.rule.recall == 1
+    policy = strategy.policy("ck/21/", "As2h")
+    assert set(policy) <= {"k", "b"} and sum(policy.values()) == pytest.approx(1.0)
+    match = play_match(None, str(tmp_path / "run"), "random", hands=20_000, seed=2)
+    assert match.mbb - match.ci95 > 0
+    resumed = solve(config, iterations=80, out_dir=tmp_path / "run", resume=True, streamed=True)
+    again = solve(config, iterations=80, out_dir=tmp_path / "again", streamed=True)
+    assert resumed.exploitability == again.exploitability
