@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import signal
 import sys
@@ -31,6 +32,7 @@ examples:
 """
 
 
+COMPILE_SECONDS = 30       # cold compile of the solver's kernels on this project's 2-core machine
 DEFAULT_TARGET_MBB = 0.1
 DEFAULT_TIME_LIMIT = 3600.0
 SOLVE_EXAMPLES = f"""\
@@ -68,15 +70,16 @@ def _game_config(args: argparse.Namespace):
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from .game.config import load_preset, preset_names
     from .game.plan import plan_solve
 
+    if args.preset == "list":
+        for name in preset_names():
+            print(f"{name:<22} {load_preset(name).describe()}")
+        return 0
     plan = plan_solve(_game_config(args))
     print(json.dumps(plan.to_json()) if args.json else plan.describe())
     return 0
-
-
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -109,13 +112,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if target is None and limit is None and iterations is None:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     check_stopping_rules(iterations, target, limit)
+    _check_run_directory(out, args.resume, args.force)
     say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
-    # A polite kill (SIGTERM) checkpoints like Ctrl-C does.
-    signal.signal(signal.SIGTERM, _raise_interrupt)
     say(f"solving {config.describe()} with {algorithm} -> {out}")
+    if not kernels_cached():
+        say(f"compiling the solver's kernels, once: about {COMPILE_SECONDS} s on 2 cores (later runs load them "
+            "in about a second)")
     result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
                    out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
-    if args.no_charts:
+    streamed = not result.engine.exact_progress
+    if streamed and not args.no_charts:
+        say("strategy charts need the game's public tree, too big to build here: drawing convergence only")
+    if args.no_charts or streamed:
         charts = plot_convergence({algorithm: result.convergence}, out / "convergence",
                                   f"{config.describe()}: convergence")
     else:
@@ -130,12 +138,42 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_run_directory(out, resume: bool, force: bool) -> None:
+    """Before any work: the output directory can be made and written, and holds no other run
+    (unless resumed, or replaced with --force)."""
+    from .cfr.files import CHECKPOINT_NAME, STRATEGY_NAME
+
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: a file of that name exists; give a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with atomic_write(out / ".write-check"):
+            pass
+        (out / ".write-check").unlink()
+    except OSError as err:
+        raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
+    if not resume and not force and ((out / CHECKPOINT_NAME).exists() or (out / STRATEGY_NAME).exists()):
+        raise CliError(f"{out} holds a run already: --resume continues it, --force replaces it, or give "
+                       "another --out")
+
+
+def kernels_cached() -> bool:
+    """Whether the solver's main kernel is in Numba's cache for this source (else a first run
+    compiles for about half a minute)."""
+    from .cfr import kernels
+
+    try:
+        return bool(kernels.traverse_all._cache._cache_file._load_index())
+    except Exception:  # an internal of Numba's; if it moves, say nothing rather than fail
+        return True
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .tables.charts import MIN_GROUP_REACH
     from .tables.reports import class_groups
-    from .tables.strategy import load_strategy
+    from .tables.strategy import NEGLIGIBLE_REACH, load_strategy
 
     strategy = load_strategy(args.dir)
     decision = strategy.decision(args.history)
@@ -146,6 +184,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.hand:
         value = strategy.hand_class(args.hand)
         print(f"hand {args.hand}: {strategy.evaluator.describe(value)} (class {value})")
+        if strategy.tree is not None:
+            reach = strategy.reach(args.history, args.hand)
+            if reach >= NEGLIGIBLE_REACH:
+                print(f"reach: {reach:.3g} (hands holding this class here, both seats playing the strategy)")
+            else:
+                never = "never gets here" if reach == 0 else "practically never gets here (under once in a billion hands)"
+                print(f"reach: {reach:.3g}: with this hand the strategy {never}; the probabilities below are "
+                      "what it would play, hardly tested by the solve")
         for label, p in strategy.policy(args.history, args.hand).items():
             print(f"  {action_name(label, kind):<10} {100 * p:6.2f}%")
         return 0
@@ -182,6 +228,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise CliError(f"--round must be 0 to {strategy.config.draws} for this game")
     rows = strategy.rows(rounds=rounds, prefix=args.prefix, min_reach=args.min_reach,
                          kinds=[args.kind] if args.kind else None)
+    first = next(rows, None)
+    if first is None:
+        filters = " ".join(f"--{name.replace('_', '-')} {value}" for name, value in
+                           (("round", args.round), ("kind", args.kind), ("prefix", args.prefix),
+                            ("min_reach", args.min_reach or None)) if value is not None)
+        raise CliError(f"no row of {strategy.config.describe()} matches {filters or 'these filters'}; "
+                       "nothing written")
+    rows = itertools.chain([first], rows)
     # A file is written whole or not at all: a failing export leaves an existing file as it was.
     with (atomic_write(args.out, "w") if args.out else contextlib.nullcontext(sys.stdout)) as stream:
         if args.format == "csv":
@@ -253,6 +307,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         if not args.json and total > done:
             print(f"  {2 * done:,} of {2 * total:,} hands", file=sys.stderr, flush=True)
 
+    if args.hands % 2:
+        print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)
     result = play_match(config, args.a, args.b, args.hands, args.seed, progress=progress)
     print(json.dumps(result.to_json()) if args.json else result.describe())
     return 0
@@ -271,7 +327,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     else:
         sources = [(f"hand {n}", text) for n, text in enumerate(args.hands, start=1)]
 
-    rows, failed = [], False
+    rows, failed, dealt = [], False, []
     for where, text in sources:
         try:
             cards = parse_cards(text, deck, count=evaluator.hand_size)
@@ -281,6 +337,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             continue
         value = evaluator.evaluate(cards)
         kept = evaluator.best_subset(cards)
+        dealt.append((where, set(int(c) for c in cards)))
         rows.append({
             "hand": format_cards(cards, deck),
             "value": value,
@@ -304,7 +361,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
             winners = [row["hand"] for row in rows if row["wins"]]
             label = "winner" if len(winners) == 1 else "tie (split pot)"
             print(f"{label}: {', '.join(winners)}")
+    # Hands compared are usually dealt together; say when they could not be.
+    for (a, cards_a), (b, cards_b) in itertools.combinations(dealt, 2):
+        shared = cards_a & cards_b
+        if shared:
+            names = format_cards(sorted(shared), deck)
+            print(f"note: {a} and {b} share {names}: they cannot both be dealt from one deck", file=sys.stderr)
     return 2 if failed else 0
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("badugi-solver")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -314,6 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"badugi {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -335,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, metavar="S", help="stop after S seconds in all")
     p.add_argument("--out", help="output directory (default runs/PRESET)")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
+    p.add_argument("--force", action="store_true", help="replace a run already in --out")
     p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     p.add_argument("--check-every", type=int, metavar="N", help="measure exploitability every N iterations "
                    "(default: adaptive, about a tenth of the run time)")
@@ -414,6 +488,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"badugi {args.command}: interrupted", file=sys.stderr)
         return 130
+    except OSError as err:
+        # A full disk, a file size limit, a folder that vanished: files already written stand.
+        where = f": {err.filename}" if getattr(err, "filename", None) else ""
+        print(f"badugi {args.command}: error: {err.strerror or err}{where}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print(f"badugi {args.command}: error: out of memory ('badugi plan' says what a game needs)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

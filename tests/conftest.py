@@ -16,16 +16,19 @@ def _class_policy(tree, config, strategy_at):
     """policy(seat, history, hand) for the reference code, from ``strategy_at(node)``:
     (actions, classes) probabilities."""
     evaluator = get_evaluator(config.ranks, config.suits, config.hand_size)
-    cache = {}
+    cache, values, nodes = {}, {}, {}
 
     def policy(seat, history, hand):
-        node = tree.node_at(history)
-        assert tree.seat[node] == seat, (history, seat)
-        if node not in cache:
-            cache[node] = strategy_at(node)
-        value = evaluator.evaluate(np.array(hand))
-        labels = [chr(tree.action[c]) for c in tree.children(node)]
-        return {label: float(p) for label, p in zip(labels, cache[node][:, value]) if p > 0}
+        if history not in nodes:
+            node = tree.node_at(history)
+            assert tree.seat[node] == seat, (history, seat)
+            labels = [chr(tree.action[c]) for c in tree.children(node)]
+            nodes[history] = (labels, strategy_at(node))
+        hand = tuple(hand)
+        if hand not in values:
+            values[hand] = evaluator.evaluate(np.array(hand))
+        labels, probs = nodes[history]
+        return {label: float(p) for label, p in zip(labels, probs[:, values[hand]]) if p > 0}
 
     return policy
 

@@ -157,8 +157,8 @@ def test_plan_counts_bucketed_storage():
         engine = Engine(config)
         assert plan_solve(config).storage_entries == engine.layout.n_entries
         assert engine.regret.size == engine.layout.n_entries
-    full = plan_solve(load_preset("triple-draw"))
-    bucketed = plan_solve(with_buckets(load_preset("triple-draw"), [8, 8, 8, 8]))
+    full = plan_solve(load_preset("triple-draw").at_full_resolution())
+    bucketed = plan_solve(with_buckets(load_preset("triple-draw").at_full_resolution(), [8, 8, 8, 8]))
     assert bucketed.full_resolution_bytes == full.bytes
     assert bucketed.storage_entries * 1092 == pytest.approx(full.storage_entries * 8, rel=1e-12)
     assert "full resolution" in bucketed.describe()

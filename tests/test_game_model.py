@@ -263,12 +263,21 @@ def test_plan_json(capsys):
     assert data["bytes"] < 16e9
 
 
-def test_plan_triple_draw_does_not_fit(capsys):
-    plan = plan_solve(load_preset("triple-draw"))
-    assert plan.counts.betting_nodes == 88_989_258
-    assert not plan.fits
-    assert main(["plan", "--preset", "triple-draw"]) == 0
+def test_plan_triple_draw_fits_only_in_its_abstraction(capsys, tmp_path):
+    preset = load_preset("triple-draw")
+    full = plan_solve(preset.at_full_resolution())
+    assert full.counts.betting_nodes == 88_989_258
+    assert not full.fits
+    path = tmp_path / "full.toml"
+    preset.at_full_resolution().save(path)
+    assert main(["plan", "--config", str(path)]) == 0
     assert "does NOT fit" in capsys.readouterr().out
+    # The preset: card buckets and a recall of two rounds, walked streamed.
+    plan = plan_solve(preset)
+    assert plan.fits and plan.streamed and plan.bytes < full.bytes / 100
+    assert main(["plan", "--preset", "triple-draw"]) == 0
+    out = capsys.readouterr().out
+    assert "walks stream it" in out and "certificate" in out and "fits" in out
 
 
 def test_plan_bad_config_exit_code(tmp_path):

@@ -278,6 +278,9 @@ def test_stopping_rules(tmp_path):
 
 def test_memory_plan_refuses_a_solve_that_cannot_fit():
     with pytest.raises(SolveTooLarge, match="does not fit|more than this machine"):
+        Engine(load_preset("triple-draw").at_full_resolution())
+    # The preset fits only streamed: the built-tree engine says so rather than build 242 million nodes.
+    with pytest.raises(SolveTooLarge, match="streamed"):
         Engine(load_preset("triple-draw"))
 
 
@@ -303,7 +306,6 @@ def test_cli_solve_and_resume(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["solve", "--preset", "triple-draw", "--iterations", "1"], "more than this machine"),
     (["solve", "--preset", "nope", "--iterations", "1"], "unknown preset"),
     (["solve", "--preset", "tiny-no-draw", "--iterations", "-3"], "iterations"),
     (["solve", "--preset", "tiny-no-draw", "--target-exploitability", "0"], "target"),
@@ -313,6 +315,14 @@ def test_cli_solve_bad_input(args, message):
     assert proc.returncode == 2
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cli_solve_refuses_a_game_too_big_for_memory(tmp_path):
+    path = tmp_path / "full.toml"
+    load_preset("triple-draw").at_full_resolution().save(path)
+    proc = _cli("solve", "--config", str(path), "--iterations", "1", "--out", str(tmp_path / "run"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "more than this machine" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_cli_resume_damaged_checkpoint(tmp_path):

@@ -16,14 +16,13 @@ from abstractions.transitions import get_draw_model
 from solver.cfr.engine import Engine
 from solver.cfr.sampled import SampledEngine
 from solver.cfr.streamed import StreamedGame, StreamedWalker
-from solver.cfr.walker import class_strategy
 from solver.cfr import kernels
 from solver.game.config import GameConfig, load_preset
 from solver.game.layout import LayoutError, StrategyLayout
 from solver.game.rounds import RoundTemplates
 from solver.game.tree import DRAW, build_tree
 
-TINY_TRIPLE = GameConfig(ranks=3, suits=2, hand_size=2, draws=3, cap=1, bets=(1.0, 1.0, 2.0, 2.0))
+TINY_TRIPLE = GameConfig(ranks=3, suits=2, hand_size=1, draws=3, cap=1, bets=(1.0, 1.0, 2.0, 2.0))
 
 
 def streamed(config, layout):
@@ -36,12 +35,16 @@ def streamed(config, layout):
     ("tiny-double-draw", 0, (3, 4, 2)), ("single-draw", 0, ()), ("single-draw", 1, (40, 24))])
 def test_streamed_walks_are_the_built_tree_walks(preset, recall, buckets):
     """Best responses and value of a strategy in a layout by recall rule: the streamed walks
-    (trunk, one shape, cuts filled per walk) give the bits of the walks over the built tree."""
+    (trunk, one shape, cuts filled per walk) give the walks over the built tree (to the last bits:
+    the compiler may order a sum differently where the kernel is inlined)."""
     config = dataclasses.replace(load_preset(preset), recall=recall, buckets=buckets)
     engine = Engine(config)
     engine.run_iterations(40)
     assert engine.layout.rule is not None and engine.layout.shares_slots == (recall < config.draws)
-    assert streamed(config, engine.layout).exploitability(engine.strat_sum) == engine.exploitability()
+    ours, theirs = streamed(config, engine.layout).exploitability(engine.strat_sum), engine.exploitability()
+    for a, b in ((ours.br_button, theirs.br_button), (ours.br_big_blind, theirs.br_big_blind),
+                 (ours.game_value, theirs.game_value)):
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-15)
 
 
 @pytest.mark.parametrize("preset", ["tiny-single-draw", "tiny-double-draw"])
@@ -70,7 +73,7 @@ def _as_full_recall(engine):
 @pytest.mark.parametrize("preset, cap", [("tiny-double-draw", None), ("single-draw", None), ("double-draw", 2)])
 def test_certificate_equals_the_built_tree_best_response(preset, cap):
     """The certificate (streamed best response) of a solved strategy equals the engine's exact
-    best response on the built tree, to 1e-9 relative (here: the same bits)."""
+    best response on the built tree, to 1e-9 relative."""
     config = load_preset(preset)
     if cap:
         config = dataclasses.replace(config, cap=cap)
@@ -84,7 +87,7 @@ def test_certificate_equals_the_built_tree_best_response(preset, cap):
 
 
 @pytest.mark.parametrize("recall", [3, 1])
-def test_certificate_equals_brute_force_on_tiny_triple_draw(recall, ref_args):
+def test_certificate_equals_brute_force_on_tiny_triple_draw(recall, ref_args, storage_policy):
     """On a tiny triple-draw game, the certificate of a strategy (from a few sampled iterations)
     equals the brute-force best responses of the real-card reference game."""
     config = dataclasses.replace(TINY_TRIPLE, recall=recall)
@@ -92,23 +95,11 @@ def test_certificate_equals_brute_force_on_tiny_triple_draw(recall, ref_args):
     engine.run_iterations(50)
     ours = engine.exploitability()
     tree = build_tree(config)
-    on_tree = engine.layout.materialize(tree)
-
-    def policy(seat, history, hand):
-        node = tree.node_at(history)
-        probs = class_strategy(on_tree, engine.strat_sum, node)[:, _class_of(config, hand)]
-        labels = [chr(tree.action[c]) for c in tree.children(node)]
-        return {label: float(p) for label, p in zip(labels, probs) if p > 0}
-
+    policy = storage_policy(tree, engine.layout.materialize(tree), engine.strat_sum)
     br_button, br_bb, value = ref.best_response_values(*ref_args(config), policy)
     assert ours.br_button == pytest.approx(br_button, abs=1e-9)
     assert ours.br_big_blind == pytest.approx(br_bb, abs=1e-9)
     assert ours.game_value == pytest.approx(value, abs=1e-9)
-
-
-def _class_of(config, hand):
-    from abstractions.evaluator import get_evaluator
-    return get_evaluator(config.ranks, config.suits, config.hand_size).evaluate(np.array(hand))
 
 
 def test_sampled_cfr_converges_to_the_lp_value(ref_args):

@@ -96,6 +96,11 @@ class Engine:
         self.plan: SolvePlan = plan_solve(config)
         if check_memory:
             self.plan.check_tree_fits()
+        if check_memory and self.plan.streamed:
+            raise SolveTooLarge(
+                f"{config.describe()}: a solve over its built tree does not fit in this machine's "
+                f"{format_bytes(self.plan.machine_bytes)}; it is solved streamed, in its abstract game "
+                "(solve() and `badugi solve` do that)")
         if check_memory and not self.plan.fits:
             where = "with these buckets" if self.plan.bucketed else "at full resolution"
             raise SolveTooLarge(

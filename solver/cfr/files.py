@@ -39,6 +39,7 @@ STRATEGY_NAME = "strategy.npz"
 TREE_PREFIX, LAYOUT_PREFIX = "tree_", "layout_"
 ALIGN = 64               # memory-mapped arrays start at multiples of this in the file
 PAD_FIELD_ID = 0xB4D6    # the zip extra field that pads them there
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # every member's date: equal arrays, equal files
 
 
 class CheckpointError(ValueError):
@@ -66,11 +67,13 @@ def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | Non
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(path) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         for name, value in arrays.items():
-            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
+            # A fixed member date: the same arrays make the same bytes (runs compare by checksum).
+            member = zipfile.ZipInfo(f"{name}.npy", date_time=ZIP_DATE)
+            with archive.open(member, "w", force_zip64=True) as entry:
                 np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
         if streamed is not None:
             name, size, chunks = streamed
-            member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            member = zipfile.ZipInfo(f"{name}.npy", date_time=ZIP_DATE)
             # Pad the local header (an extra field) so the array's data starts 64-byte aligned
             # in the file: readers memory-map it. The header is 30 bytes, the name, this field
             # and the 20-byte ZIP64 field; numpy pads its own header to 64 bytes.

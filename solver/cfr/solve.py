@@ -3,9 +3,11 @@
 Stops at the first of: ``iterations`` reached, exploitability at or below
 ``target_mbb``, ``time_limit`` seconds spent (time spent before a resume
 counts). Exploitability is measured every so often, keeping its cost near a
-tenth of the run time, and always at the end. Ctrl-C writes a checkpoint and
-re-raises KeyboardInterrupt; ``resume=True`` continues from the checkpoint in
-``out_dir`` bit for bit.
+tenth of the run time, and always at the end. Ctrl-C (SIGINT) or SIGTERM stops
+the run at the end of the iteration under way: a checkpoint of that iteration
+boundary is written and KeyboardInterrupt raised (a second signal stops at
+once, keeping the previous checkpoint); ``resume=True`` continues from the
+checkpoint in ``out_dir`` bit for bit.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +50,35 @@ class SolveResult:
     convergence: list[tuple[int, float, float]]
     progress: Exploitability | None = None   # the last progress measure (the abstract game's, if streamed)
     certificate_seconds: float = 0.0
+
+
+class StopRequests:
+    """SIGINT and SIGTERM during a solve, remembered to be acted on at an iteration boundary (a
+    checkpoint taken halfway through an iteration could not be resumed bit for bit). A second
+    signal raises KeyboardInterrupt at once. Outside the main thread, signals are left alone."""
+
+    def __init__(self, say: Callable[[str], None]):
+        self.say = say
+        self.requested = False
+        self._previous = {}
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        self.say("stopping at the end of this iteration (again to stop now, losing the work since the last "
+                 "checkpoint)")
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        return False
 
 
 def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, streamed: bool | None = None):
@@ -154,54 +187,65 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
     next_check = engine.iteration + 1
     x = None
     stopped_by = None
+    stops = StopRequests(say)
     try:
-        while True:
-            if iterations is not None and engine.iteration >= iterations:
-                stopped_by = "iterations"
-            elif time_limit is not None and spent >= time_limit:
-                stopped_by = "time limit"
-            elif (target_mbb is not None and convergence and convergence[-1][0] == engine.iteration
-                  and convergence[-1][2] <= target_mbb):
-                stopped_by = "target exploitability"
-            if stopped_by:
-                break
-            # Run up to the next check, in slices short enough to honour the time limit.
-            todo = next_check - engine.iteration
-            if iterations is not None:
-                todo = min(todo, iterations - engine.iteration)
-            if time_limit is not None and iter_seconds:
-                todo = min(todo, max(1, int((time_limit - spent) / iter_seconds)))
-            t0 = time.perf_counter()
-            engine.run_iterations(todo)
-            iter_seconds = (time.perf_counter() - t0) / todo
-            spent = base + time.perf_counter() - start
-            if engine.iteration >= next_check:
+        with stops:
+            while not stops.requested:
+                if iterations is not None and engine.iteration >= iterations:
+                    stopped_by = "iterations"
+                elif time_limit is not None and spent >= time_limit:
+                    stopped_by = "time limit"
+                elif (target_mbb is not None and convergence and convergence[-1][0] == engine.iteration
+                      and convergence[-1][2] <= target_mbb):
+                    stopped_by = "target exploitability"
+                if stopped_by:
+                    break
+                # Run up to the next check, in slices short enough to honour the time limit; a stop
+                # request ends the slice at an iteration boundary.
+                todo = next_check - engine.iteration
+                if iterations is not None:
+                    todo = min(todo, iterations - engine.iteration)
+                if time_limit is not None and iter_seconds:
+                    todo = min(todo, max(1, int((time_limit - spent) / iter_seconds)))
                 t0 = time.perf_counter()
-                x = engine.progress_exploitability()
-                check_seconds = time.perf_counter() - t0
+                first = engine.iteration
+                while engine.iteration < first + todo and not stops.requested:
+                    engine.run_iterations(1)
+                iter_seconds = (time.perf_counter() - t0) / max(engine.iteration - first, 1)
                 spent = base + time.perf_counter() - start
-                convergence.append((engine.iteration, spent, x.exploitability_mbb))
-                if time.perf_counter() - last_said >= PROGRESS_SECONDS:
-                    say(_progress_line(engine.iteration, x, spent, iterations, target_mbb, time_limit,
-                                       iter_seconds, convergence))
-                    last_said = time.perf_counter()
-                gap = check_every or max(1, math.ceil(check_seconds / (CHECK_SHARE * iter_seconds)))
-                # Early checks come closer together so the convergence curve has a shape.
-                gap = min(gap, max(1, engine.iteration // 2)) if check_every is None else gap
-                next_check = engine.iteration + gap
-            if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
-                t0 = time.perf_counter()
-                write_checkpoint()
-                last_checkpoint = time.perf_counter()
-                # Big games: keep checkpoint writing to a few percent of the run.
-                checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
+                if stops.requested:
+                    break
+                if engine.iteration >= next_check:
+                    t0 = time.perf_counter()
+                    x = engine.progress_exploitability()
+                    check_seconds = time.perf_counter() - t0
+                    spent = base + time.perf_counter() - start
+                    convergence.append((engine.iteration, spent, x.exploitability_mbb))
+                    if time.perf_counter() - last_said >= PROGRESS_SECONDS:
+                        say(_progress_line(engine.iteration, x, spent, iterations, target_mbb, time_limit,
+                                           iter_seconds, convergence))
+                        last_said = time.perf_counter()
+                    gap = check_every or max(1, math.ceil(check_seconds / (CHECK_SHARE * iter_seconds)))
+                    # Early checks come closer together so the convergence curve has a shape.
+                    gap = min(gap, max(1, engine.iteration // 2)) if check_every is None else gap
+                    next_check = engine.iteration + gap
+                if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
+                    t0 = time.perf_counter()
+                    write_checkpoint()
+                    last_checkpoint = time.perf_counter()
+                    # Big games: keep checkpoint writing to a few percent of the run.
+                    checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
     except KeyboardInterrupt:
+        say(f"stopped at once during iteration {engine.iteration + 1}; the last checkpoint stands")
+        raise
+    if stops.requested:
+        # At an iteration boundary: the checkpoint resumes bit for bit.
         spent = base + time.perf_counter() - start
         write_checkpoint()
         if checkpoint_path:
             say(f"interrupted at iteration {engine.iteration}; checkpoint written to {checkpoint_path} "
                 "(continue with --resume)")
-        raise
+        raise KeyboardInterrupt
 
     if x is None or not convergence or convergence[-1][0] != engine.iteration:
         x = engine.progress_exploitability()
@@ -209,6 +253,7 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
             convergence.append((engine.iteration, spent, x.exploitability_mbb))
     progress_x, certificate_seconds = x, 0.0
     if not engine.exact_progress:
+        write_checkpoint()  # the certificate takes minutes: nothing solved is lost to a stop now
         # Progress was measured in the abstract game; what counts is the real game's, exactly.
         say(f"certifying: exact best response at full resolution (about "
             f"{engine.plan.certificate_seconds / 60:.0f} min)")

@@ -11,6 +11,8 @@ A config validates itself on construction; every problem is a ``ConfigError``
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
@@ -77,6 +79,14 @@ class GameConfig:
         if any(b < 0 for b in self.buckets):
             raise ConfigError("buckets: counts must be 0 (full resolution) or positive")
         _check_int("recall", self.recall, -1, self.draws)
+        if any(self.buckets):
+            from abstractions.evaluator import get_evaluator
+
+            classes = get_evaluator(self.ranks, self.suits, self.hand_size).n_values
+            for r, b in enumerate(self.buckets):
+                if b > classes:
+                    raise ConfigError(f"buckets: round {r} asks for {b} buckets, but this game has only {classes} "
+                                      "value classes (0 keeps every class)")
 
     @property
     def rounds(self) -> int:
@@ -137,6 +147,10 @@ class GameConfig:
     def abstracted(self) -> bool:
         """Whether strategies are shared (card buckets or an abstraction of the public history)."""
         return any(self.buckets) or self.recall >= 0
+
+    def at_full_resolution(self) -> "GameConfig":
+        """The same game without abstraction: no card buckets, the whole public history remembered."""
+        return dataclasses.replace(self, buckets=(), recall=-1)
 
 
 def _toml_scalar(value) -> str:

@@ -189,7 +189,9 @@ def plan_solve(config: GameConfig) -> SolvePlan:
     machine = machine_memory_bytes()
     # A game is streamed when a solve over its built tree would not fit.
     on_built_tree = storage * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
-    streamed = max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
+    # (Only a game with card buckets in every round and a recall can be solved streamed.)
+    abstract_ready = bool(config.buckets) and all(config.buckets) and config.recall >= 0
+    streamed = abstract_ready and max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
     if streamed:
         # the trunk and one shape, and per thread one cut's arrays; per-thread deltas of the storage
         built = templates.count_nodes(0, 0) + (templates.count_nodes(1) if config.draws else 0)

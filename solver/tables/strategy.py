@@ -46,6 +46,10 @@ from ..game.tree import BET, BET_LABELS, DRAW, SEAT_NAMES
 BET_COLUMNS = list(BET_LABELS)
 
 
+# A hand reaching a decision less often than this is one the strategy practically never brings
+# there: what it plays there was hardly tested by the solve.
+NEGLIGIBLE_REACH = 1e-9
+
 @dataclass(frozen=True)
 class Decision:
     """A decision point of a strategy: who decides, bet or draw, the action labels, its slot, and
@@ -143,6 +147,16 @@ class Strategy:
         legal = self.layout.class_legal[value] if decision.kind == DRAW else None
         return {label: float(p) for a, (label, p) in enumerate(zip(decision.labels, probs))
                 if legal is None or legal[a]}
+
+    def reach(self, history: str, cards) -> float:
+        """How often the strategy brings a hand of this class here: the probability that the
+        player to act holds it and both seats' earlier actions lead to this history (the
+        policy of a hand with reach 0 was never tested by the solve)."""
+        decision = self.decision(history)
+        if decision.node < 0:
+            raise ValueError("reach needs the game's tree; this strategy's game is too big to build it")
+        value = self.hand_class(cards)
+        return float(next(self.stats([decision.node])).reach_of(0, decision.seat)[value])
 
     # -- reach and values --------------------------------------------------
     def stats(self, nodes=None) -> Iterator[NodeStats]:
