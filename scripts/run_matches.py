@@ -62,7 +62,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     start = time.time()
-    games = [(name, RUNS / name) for name in ("single-draw", "double-draw", "triple-draw")
+    games = [(name, RUNS / name) for name in ("single-draw", "double-draw", "triple-draw-cap1")
              if (RUNS / name / "strategy.npz").is_file()]
     if not any(name == "single-draw" for name, _ in games):
         raise SystemExit("runs/single-draw has no strategy: run python scripts/make_results.py first")

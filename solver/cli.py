@@ -26,7 +26,7 @@ examples:
   badugi eval --ranks 6 --suits 3 --hand-size 3 As2h3d
   badugi plan --preset triple-draw         tree sizes and memory of a solve
   badugi solve --preset single-draw        solve; results and charts in runs/single-draw
-  badugi show runs/single-draw --history ck/ --hand As2h3d4c
+  badugi show runs/single-draw --history ck/ --hand 7h5d4d3s
   badugi export runs/single-draw --format csv --min-reach 1e-4
   badugi plot runs/single-draw             draw/pat, betting, EV and convergence charts
 """

@@ -16,7 +16,7 @@ def _class_policy(tree, config, strategy_at):
     """policy(seat, history, hand) for the reference code, from ``strategy_at(node)``:
     (actions, classes) probabilities."""
     evaluator = get_evaluator(config.ranks, config.suits, config.hand_size)
-    cache, values, nodes = {}, {}, {}
+    values, nodes = {}, {}
 
     def policy(seat, history, hand):
         if history not in nodes:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import resource
 import sys
 import time
 from pathlib import Path
@@ -109,6 +110,7 @@ def main(argv=None) -> int:
         data["recall"] = recall_study(args.buckets, args.recalls, sorted(args.iterations))
     if args.part in ("triple", "all"):
         data["triple"] = triple()
+    data["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     if args.json:
         print(json.dumps(data, indent=2))
         return 0

@@ -33,8 +33,11 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     play_match(load_preset("tiny-single-draw"), "rule", "random", hands=10, seed=0)  # compile or load
     first_call = time.perf_counter() - t
+    # Real Badugi (triple draw, cap 4) is played without a built tree: its kernels too, untimed.
+    play_match(load_preset("triple-draw"), "rule", "random", hands=10, seed=0)
     pairings = [("single-draw", "rule", "random"), ("single-draw", "station", "station"),
-                ("triple-draw-bucketed", "rule", "random")]
+                ("triple-draw-bucketed", "rule", "random"), ("triple-draw", "rule", "random"),
+                ("triple-draw", "station", "station")]
     runs = []
     for preset, a, b in pairings:
         game = MatchGame.of(load_preset(preset))

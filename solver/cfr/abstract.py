@@ -31,20 +31,19 @@ import numba
 import numpy as np
 
 from abstractions.buckets import BucketGame, bucket_game
-from abstractions.transitions import DrawModel, get_draw_model
+from abstractions.transitions import DrawModel
 
 from ..game.config import GameConfig
-from ..game.layout import LayoutError, StrategyLayout, config_row_maps
-from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
-from ..game.rounds import RoundTemplates
+from ..game.layout import LayoutError, StrategyLayout
+from ..game.plan import SolvePlan
 from . import kernels
 from .engine import Schedule, discounted_update
 from .kernels import Cuts, Record
-from .streamed import StreamedGame, StreamedWalker
-from .walker import Exploitability, draw_tables, normalised_slots, read_only, tree_arrays
+from .streamed import StreamedEngine, StreamedWalker, streamed_setup
+from .walker import Exploitability, draw_tables, read_only, tree_arrays
 
 
-class AbstractEngine:
+class AbstractEngine(StreamedEngine):
     """CFR in the abstract game of a config with card buckets in every round (see the module
     docstring); the interface of :class:`solver.cfr.engine.Engine` for the solve loop."""
 
@@ -54,17 +53,13 @@ class AbstractEngine:
             raise LayoutError("the abstract game needs card buckets in every round")
         self.config = config
         self.schedule = Schedule(algorithm)
-        self.plan: SolvePlan = plan_solve(config)
-        if check_memory and not self.plan.fits:
-            raise SolveTooLarge(f"{config.describe()} needs {format_bytes(self.plan.bytes)}, more than this "
-                                f"machine's {format_bytes(self.plan.machine_bytes)} allows; use fewer buckets or "
-                                "a shorter recall")
-        templates = RoundTemplates.of(config)
-        self.model: DrawModel = get_draw_model(config.ranks, config.suits, config.hand_size)
-        if row_of is None:
-            row_of = config_row_maps(config, self.model.n_values)
+        setup = streamed_setup(config, row_of, check_memory)
+        self.plan: SolvePlan = setup.plan
+        self.model: DrawModel = setup.model
+        self.layout = setup.layout
+        row_of = setup.row_of
         recall = config.recall if config.recall >= 0 else config.draws
-        self.layout = StrategyLayout.by_recall(templates, self.model.legal, recall, row_of)
+        templates = setup.game.templates
         self.bucket_game: BucketGame = bucket_game(config.ranks, config.suits, config.hand_size, config.draws, row_of)
         n = self.bucket_game.n_values
         widths = row_of.max(axis=1) + 1
@@ -72,7 +67,7 @@ class AbstractEngine:
         self.game_layout = StrategyLayout.by_recall(templates, self.bucket_game.legal, recall, own_rows)
         if not np.array_equal(self.game_layout.slot_offset, self.layout.slot_offset):
             raise AssertionError("the abstract game's storage must be the real game's")
-        self.game = StreamedGame(templates)
+        self.game = setup.game
         self._prepare()
         self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.strat_sum = np.zeros(self.layout.n_entries, dtype=np.float32)
@@ -86,15 +81,6 @@ class AbstractEngine:
     @property
     def algorithm(self) -> str:
         return self.schedule.algorithm
-
-    @property
-    def n_states(self) -> int:
-        return self.model.n_values
-
-    @property
-    def tree(self):
-        """The game's tree is never built: its strategy is read through the layout's rule."""
-        return None
 
     def _prepare(self) -> None:
         game, n = self.game, self.bucket_game.n_values
@@ -136,18 +122,6 @@ class AbstractEngine:
             self.iteration = t
 
     # -- measuring ---------------------------------------------------------
-    @property
-    def certifier(self) -> StreamedWalker:
-        """The exact best response of the real game at full resolution (built on first use)."""
-        if self._certifier is None:
-            self._certifier = StreamedWalker(self.game, self.layout, self.model)
-        return self._certifier
-
-    def exploitability(self) -> Exploitability:
-        """The certificate: exact best responses in the real game against the average strategy
-        (every public history, every value class), and its value."""
-        return self.certifier.exploitability(self.strat_sum)
-
     def progress_exploitability(self) -> Exploitability:
         """Best responses within the abstract game (bucket vectors): a cheap progress measure,
         blind to what the abstraction loses."""
@@ -159,11 +133,3 @@ class AbstractEngine:
         """Best responses within the abstract game (bucket vectors): a cheap progress measure,
         blind to what the abstraction loses."""
         return self.progress_exploitability()
-
-    # -- the average strategy ----------------------------------------------
-    def average_probability_chunks(self, max_entries: int = 1 << 24):
-        for lo, hi in self.layout.slot_chunks(max_entries):
-            yield normalised_slots(self.layout, self.strat_sum, lo, hi)
-
-    def average_probabilities(self) -> np.ndarray:
-        return np.concatenate(list(self.average_probability_chunks()) or [np.zeros(0, np.float32)])

@@ -26,19 +26,17 @@ from __future__ import annotations
 import numpy as np
 
 from abstractions.random import stream_seed
-from abstractions.transitions import DrawModel, get_draw_model
+from abstractions.transitions import DrawModel
 
 from ..game.config import GameConfig
-from ..game.layout import StrategyLayout, config_row_maps
-from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
-from ..game.rounds import RoundTemplates
+from ..game.plan import SolvePlan
 from . import kernels
 from .kernels import TreeArrays
-from .streamed import StreamedGame, StreamedWalker
-from .walker import Exploitability, draw_tables, normalised_slots, tree_arrays
+from .streamed import StreamedEngine, streamed_setup
+from .walker import draw_tables, normalised_slots, tree_arrays
 
 
-class SampledEngine:
+class SampledEngine(StreamedEngine):
     """Linear vector MCCFR over a streamed game (see the module docstring); the same interface as
     :class:`solver.cfr.engine.Engine` for the solve loop."""
 
@@ -51,32 +49,16 @@ class SampledEngine:
         self.config = config
         self.seed = int(seed)
         self.sampling = sampling
-        self.plan: SolvePlan = plan_solve(config)
-        if check_memory and not self.plan.fits:
-            raise SolveTooLarge(f"{config.describe()} needs {format_bytes(self.plan.bytes)}, more than this "
-                                f"machine's {format_bytes(self.plan.machine_bytes)} allows; use fewer buckets or "
-                                "a shorter recall")
-        templates = RoundTemplates.of(config)
-        self.model: DrawModel = get_draw_model(config.ranks, config.suits, config.hand_size)
-        if row_of is None:
-            row_of = config_row_maps(config, self.model.n_values)
-        recall = config.recall if config.recall >= 0 else config.draws
-        self.layout = StrategyLayout.by_recall(templates, self.model.legal, recall, row_of)
-        self.game = StreamedGame(templates)
+        setup = streamed_setup(config, row_of, check_memory)
+        self.plan: SolvePlan = setup.plan
+        self.model: DrawModel = setup.model
+        self.layout = setup.layout
+        self.game = setup.game
         self._prepare_walk()
         self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.strat_sum = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.iteration = 0
         self._certifier = None
-
-    @property
-    def n_states(self) -> int:
-        return self.model.n_values
-
-    @property
-    def tree(self):
-        """A strategy of this engine is read through its rule; it has no built tree."""
-        return None
 
     def _prepare_walk(self) -> None:
         """One tree for the sampled walks: the trunk, then the shape; a cut's children are the
@@ -129,26 +111,8 @@ class SampledEngine:
                                      self.sampled, self.entry_at)
             self.iteration = t
 
-    @property
-    def certifier(self) -> StreamedWalker:
-        """The exact best response at full resolution (built on first use)."""
-        if self._certifier is None:
-            self._certifier = StreamedWalker(self.game, self.layout, self.model)
-        return self._certifier
-
-    def exploitability(self) -> Exploitability:
-        """Exact best responses against the average strategy at full resolution, and its value."""
-        return self.certifier.exploitability(self.strat_sum)
-
     def average_strategy(self, node_slot: int) -> np.ndarray:
         """(actions, classes) average strategy of one slot."""
         layout = self.layout
         rows = normalised_slots(layout, self.strat_sum, node_slot, node_slot + 1, np.float64)
         return layout.class_rows(rows, node_slot, layout.slot_offset[node_slot])
-
-    def average_probability_chunks(self, max_entries: int = 1 << 24):
-        for lo, hi in self.layout.slot_chunks(max_entries):
-            yield normalised_slots(self.layout, self.strat_sum, lo, hi)
-
-    def average_probabilities(self) -> np.ndarray:
-        return np.concatenate(list(self.average_probability_chunks()) or [np.zeros(0, np.float32)])

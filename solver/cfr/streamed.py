@@ -19,17 +19,48 @@ and every value class (the certificate of a solve in an abstraction).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
-from abstractions.transitions import DrawModel
+from abstractions.transitions import DrawModel, get_draw_model
 
-from ..game.layout import LayoutError, StrategyLayout
+from ..game.config import GameConfig
+from ..game.layout import LayoutError, StrategyLayout, config_row_maps
+from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.rounds import RoundTemplates
 from ..game.tree import BET, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
-from .walker import Exploitability, draw_tables, read_only, tree_arrays
+from .walker import Exploitability, draw_tables, normalised_slots, read_only, tree_arrays
+
+
+class StreamedSetup(NamedTuple):
+    """What an engine over a streamed game starts from."""
+
+    plan: SolvePlan
+    model: DrawModel
+    row_of: np.ndarray            # (rounds, N) class -> row, per round
+    layout: StrategyLayout        # by the config's recall rule
+    game: "StreamedGame"
+
+
+def streamed_setup(config: GameConfig, row_of: np.ndarray | None = None, check_memory: bool = True) -> StreamedSetup:
+    """The plan (checked against this machine), draw model, class-to-row maps (``row_of``, a
+    checkpoint's, or the config's buckets), layout by recall rule and streamed game of a config
+    solved without building its tree."""
+    plan = plan_solve(config)
+    if check_memory and not plan.fits:
+        raise SolveTooLarge(f"{config.describe()} needs {format_bytes(plan.bytes)}, more than this machine's "
+                            f"{format_bytes(plan.machine_bytes)} allows; use fewer buckets or a shorter recall")
+    templates = RoundTemplates.of(config)
+    model = get_draw_model(config.ranks, config.suits, config.hand_size)
+    if row_of is None:
+        row_of = config_row_maps(config, model.n_values)
+    recall = config.recall if config.recall >= 0 else config.draws
+    layout = StrategyLayout.by_recall(templates, model.legal, recall, row_of)
+    return StreamedSetup(plan, model, row_of, layout, StreamedGame(templates))
 
 
 class StreamedGame:
@@ -97,3 +128,39 @@ class StreamedWalker:
         br_button = self.walk(0, kernels.BEST_RESPONSE, play)
         br_bb = self.walk(1, kernels.BEST_RESPONSE, play)
         return Exploitability(br_button, br_bb, self.evaluate(play))
+
+
+class StreamedEngine:
+    """What engines over a streamed game share: no built tree (a strategy is read through its
+    layout's rule), the certificate, and the average strategy. Subclasses set ``config``,
+    ``model``, ``layout``, ``game`` and ``strat_sum``."""
+
+    _certifier = None
+
+    @property
+    def n_states(self) -> int:
+        return self.model.n_values
+
+    @property
+    def tree(self):
+        """The game's tree is never built: its strategy is read through the layout's rule."""
+        return None
+
+    @property
+    def certifier(self) -> StreamedWalker:
+        """The exact best response of the real game at full resolution (built on first use)."""
+        if self._certifier is None:
+            self._certifier = StreamedWalker(self.game, self.layout, self.model)
+        return self._certifier
+
+    def exploitability(self) -> Exploitability:
+        """The certificate: exact best responses in the real game against the average strategy
+        (every public history, every value class), and its value."""
+        return self.certifier.exploitability(self.strat_sum)
+
+    def average_probability_chunks(self, max_entries: int = 1 << 24):
+        for lo, hi in self.layout.slot_chunks(max_entries):
+            yield normalised_slots(self.layout, self.strat_sum, lo, hi)
+
+    def average_probabilities(self) -> np.ndarray:
+        return np.concatenate(list(self.average_probability_chunks()) or [np.zeros(0, np.float32)])
