@@ -25,14 +25,14 @@ def mix(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def uniform(state):
     """A float in [0, 1) from the stream in ``state[0]``."""
     state[0] += GOLDEN
     return float(mix(state[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def below(state, n):
     """An integer in 0..n-1 from the stream."""
     return min(int(uniform(state) * n), n - 1)

@@ -70,7 +70,7 @@ GameRules = namedtuple("GameRules", "seat label kind target contrib n_pos n_out 
 STRATEGY, RULE, STATION, RANDOM = 0, 1, 2, 3
 PLAYER_CODES = {"strategy": STRATEGY, "rule": RULE, "station": STATION, "random": RANDOM}
 LABEL_F, LABEL_K, LABEL_C, LABEL_B, LABEL_R = ord("f"), ord("k"), ord("c"), ord("b"), ord("r")
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shuffle(cards, n, state):
     """Fisher-Yates on ``cards[:n]``."""
     for i in range(n - 1, 0, -1):
@@ -78,13 +78,13 @@ def shuffle(cards, n, state):
         cards[i], cards[j] = cards[j], cards[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_value(hand, suits, ranks, code_to_value):
     """The hand's value class (``code_to_value`` maps the evaluator's strength codes)."""
     return code_to_value[strength_code(hand, len(hand), suits, ranks, len(hand))]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sample(probs, start, stride, n, state):
     u = uniform(state)
     total = 0.0
@@ -102,7 +102,7 @@ def _sample(probs, start, stride, n, state):
     return last
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def strategy_entry(player, node, rnd, phase, pot, records):
     """First storage entry of a decision point's slot for a strategy player."""
     if player.by_rule:
@@ -110,20 +110,32 @@ def strategy_entry(player, node, rnd, phase, pot, records):
     return player.layout.entry_offset[node]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
     """The action index a player picks at a decision point: public node ``node``, its round,
     phase, pot level and earlier round records (see :mod:`solver.game.rounds`)."""
-    is_draw = phase >= game.n_pos[rnd]
-    hand_size = len(hand)
-    n_act = hand_size + 1 if is_draw else game.n_actions[rnd, phase]
     if player.code == STRATEGY:
+        is_draw = phase >= game.n_pos[rnd]
+        n_act = len(hand) + 1 if is_draw else game.n_actions[rnd, phase]
         value = hand_value(hand, game.suits, game.ranks, game.code_to_value)
         start = strategy_entry(player, node, rnd, phase, pot, records) + player.layout.row_of[rnd, value]
         return _sample(player.probabilities, start, player.layout.row_width[rnd], n_act, state)
-    count, top = value_shape(hand, hand_size, game.suits)
+    return baseline_action(player.code, rnd, phase, hand, game.n_pos, game.n_actions, game.label, game.suits,
+                           game.ranks, game.draws, state)
+
+
+@njit(cache=True, inline="always")
+def baseline_action(code, rnd, phase, hand, n_pos, n_actions, labels, suits, ranks, draws, state):
+    """The action index a baseline player (``code``: rule, station or random) picks; it needs only
+    its hand and the public position, and of the game only the arrays named (every array handed
+    on, even to an inlined call, costs two atomic reference-count updates: passing whole players
+    and games made the simulator spend most of its time counting references)."""
+    is_draw = phase >= n_pos[rnd]
+    hand_size = len(hand)
+    n_act = hand_size + 1 if is_draw else n_actions[rnd, phase]
+    count, top = value_shape(hand, hand_size, suits)
     if is_draw:
-        if player.code == RANDOM:
+        if code == RANDOM:
             n_legal = 0
             for d in range(hand_size + 1):
                 n_legal += draw_is_legal(count, hand_size, d)
@@ -134,12 +146,12 @@ def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
                         return d
                     pick -= 1
         return reference_draw(count, hand_size)
-    if player.code == RANDOM:
+    if code == RANDOM:
         return below(state, n_act)
     can_check = can_raise = can_fold = -1
     call = -1
     for a in range(n_act):
-        label = game.label[rnd, phase, a]
+        label = labels[rnd, phase, a]
         if label == LABEL_K:
             can_check = a
         elif label == LABEL_C:
@@ -149,10 +161,10 @@ def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
         elif label == LABEL_F:
             can_fold = a
     passive = can_check if can_check >= 0 else call
-    if player.code == STATION:
+    if code == STATION:
         return passive
-    ranks = game.ranks
-    rounds_left = game.draws - rnd
+    ranks = ranks
+    rounds_left = draws - rnd
     strong = count == hand_size and top < (6 * ranks + 9) // 10
     strong = strong or (rounds_left > 0 and count == hand_size - 1 and top < (4 * ranks + 9) // 10)
     if strong and can_raise >= 0:
@@ -162,7 +174,7 @@ def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
     return passive
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards):
     """Replace ``d`` cards of ``hand`` in place; returns (stub position, stub size, muck size)."""
     hand_size = len(hand)
@@ -199,19 +211,20 @@ def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards)
     return stub_pos, n_stub, n_muck
 
 
-@njit(cache=True)
-def _child_size(game, rnd, phase, a):
-    """Nodes in the subtree of action ``a`` at a betting position (itself included)."""
-    kind = game.kind[rnd, phase, a]
+@njit(cache=True, inline="always")
+def _child_size(kinds, sizes, targets, draws, hand_size, rnd, phase, a):
+    """Nodes in the subtree of action ``a`` at a betting position (itself included), from the
+    game's ``kind``, ``sizes`` and ``target`` arrays."""
+    kind = kinds[rnd, phase, a]
     if kind == BET:
-        return game.sizes[rnd, game.target[rnd, phase, a]]
-    if kind == CONTINUE and rnd < game.draws:
-        h1 = game.hand_size + 1
-        return 1 + h1 * (1 + h1 * game.sizes[rnd + 1, 0])
+        return sizes[rnd, targets[rnd, phase, a]]
+    if kind == CONTINUE and rnd < draws:
+        h1 = hand_size + 1
+        return 1 + h1 * (1 + h1 * sizes[rnd + 1, 0])
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_hand(deck, players, seat_player, state, game, hands, payoff, path):
     """Play one hand from the deck order ``deck``; ``seat_player[s]`` is the index in ``players``
     of the player in seat ``s`` (0 button, 1 big blind).
@@ -220,6 +233,10 @@ def play_hand(deck, players, seat_player, state, game, hands, payoff, path):
     ``path`` (the labels of the actions taken, as character codes, then zeros);
     returns the number of actions.
     """
+    # The game's arrays, unpacked once (see baseline_action).
+    seats, labels, kinds, targets, contribs = game.seat, game.label, game.kind, game.target, game.contrib
+    n_pos_of, n_out_of, n_actions, sizes = game.n_pos, game.n_out, game.n_actions, game.sizes
+    suits, ranks, draws, code_to_value = game.suits, game.ranks, game.draws, game.code_to_value
     n_cards = len(deck)
     hand_size = game.hand_size
     h1 = hand_size + 1
@@ -234,37 +251,42 @@ def play_hand(deck, players, seat_player, state, game, hands, payoff, path):
         stub[i] = deck[2 * hand_size + i]
     stub_pos = 0
     n_muck = 0
-    records = np.full(max(game.draws, 1), -1, np.int64)
+    records = np.full(max(draws, 1), -1, np.int64)
+    codes = (players[seat_player[0]].code, players[seat_player[1]].code)
     # The decision point: public node id and its first child's id, round, phase, pot level.
     node, first, rnd, phase, pot = 0, 1, 0, 0, 0.0
     c0, c1 = game.start_contrib[0], game.start_contrib[1]
     n_path = 0
     while True:
-        n_pos, n_out = game.n_pos[rnd], game.n_out[rnd]
+        n_pos, n_out = n_pos_of[rnd], n_out_of[rnd]
         if phase < n_pos:
-            s = game.seat[rnd, phase]
-            a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
-            path[n_path] = game.label[rnd, phase, a]
+            s = seats[rnd, phase]
+            if codes[s] == STRATEGY:
+                a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
+            else:
+                a = baseline_action(codes[s], rnd, phase, hands[s], n_pos_of, n_actions, labels, suits, ranks, draws,
+                                    state)
+            path[n_path] = labels[rnd, phase, a]
             n_path += 1
-            n_act = game.n_actions[rnd, phase]
+            n_act = n_actions[rnd, phase]
             child_first = first + n_act
             for i in range(a):
-                child_first += _child_size(game, rnd, phase, i) - 1
-            kind = game.kind[rnd, phase, a]
+                child_first += _child_size(kinds, sizes, targets, draws, hand_size, rnd, phase, i) - 1
+            kind = kinds[rnd, phase, a]
             if kind == FOLD:
                 payoff[s] = -(c0 if s == 0 else c1)
                 payoff[1 - s] = c0 if s == 0 else c1
                 return n_path
-            c0 = pot + game.contrib[rnd, phase, a, 0] if rnd > 0 else game.contrib[rnd, phase, a, 0]
-            c1 = pot + game.contrib[rnd, phase, a, 1] if rnd > 0 else game.contrib[rnd, phase, a, 1]
+            c0 = pot + contribs[rnd, phase, a, 0] if rnd > 0 else contribs[rnd, phase, a, 0]
+            c1 = pot + contribs[rnd, phase, a, 1] if rnd > 0 else contribs[rnd, phase, a, 1]
             node, first = first + a, child_first
             if kind == BET:
-                phase = game.target[rnd, phase, a]
-            elif rnd < game.draws:
-                phase = n_pos + game.target[rnd, phase, a]  # the big blind's draw
+                phase = targets[rnd, phase, a]
+            elif rnd < draws:
+                phase = n_pos + targets[rnd, phase, a]  # the big blind's draw
             else:
-                v0 = hand_value(hands[0], game.suits, game.ranks, game.code_to_value)
-                v1 = hand_value(hands[1], game.suits, game.ranks, game.code_to_value)
+                v0 = hand_value(hands[0], suits, ranks, code_to_value)
+                v1 = hand_value(hands[1], suits, ranks, code_to_value)
                 payoff[0] = c0 if v0 < v1 else (-c0 if v0 > v1 else 0.0)
                 payoff[1] = -payoff[0]
                 return n_path
@@ -272,13 +294,17 @@ def play_hand(deck, players, seat_player, state, game, hands, payoff, path):
         # A draw: the big blind's (then the button's), or the button's (then the next round).
         big_blind_draws = phase < n_pos + n_out
         s = 1 if big_blind_draws else 0
-        a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
+        if codes[s] == STRATEGY:
+            a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
+        else:
+            a = baseline_action(codes[s], rnd, phase, hands[s], n_pos_of, n_actions, labels, suits, ranks, draws,
+                                    state)
         path[n_path] = 48 + a
         n_path += 1
         if a > 0:
-            stub_pos, n_stub, n_muck = _draw(hands[s], a, game.suits, stub, stub_pos, n_stub, muck, n_muck,
+            stub_pos, n_stub, n_muck = _draw(hands[s], a, suits, stub, stub_pos, n_stub, muck, n_muck,
                                              state, discards)
-        below_each = game.sizes[rnd + 1, 0] if not big_blind_draws else 1 + h1 * game.sizes[rnd + 1, 0]
+        below_each = sizes[rnd + 1, 0] if not big_blind_draws else 1 + h1 * sizes[rnd + 1, 0]
         node, first = first + a, first + h1 + a * (below_each - 1)
         if big_blind_draws:
             phase = n_pos + n_out + (phase - n_pos) * h1 + a
