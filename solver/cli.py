@@ -192,6 +192,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                 never = "never gets here" if reach == 0 else "practically never gets here (under once in a billion hands)"
                 print(f"reach: {reach:.3g}: with this hand the strategy {never}; the probabilities below are "
                       "what it would play, hardly tested by the solve")
+        else:
+            print("reach: not measured (this game's tree is too big to build for exact walks)")
         for label, p in strategy.policy(args.history, args.hand).items():
             print(f"  {action_name(label, kind):<10} {100 * p:6.2f}%")
         return 0

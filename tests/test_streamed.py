@@ -162,6 +162,8 @@ def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
     assert strategy.tree is None and strategy.layout.rule.recall == 1
     policy = strategy.policy("ck/21/", "As2h")
     assert set(policy) <= {"k", "b"} and sum(policy.values()) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="too big to build, so there are no strategy tables"):
+        next(strategy.stats())
     match = play_match(None, str(tmp_path / "run"), "random", hands=20_000, seed=2)
     assert match.mbb - match.ci95 > 0
     resumed = solve(config, iterations=80, out_dir=tmp_path / "run", resume=True, streamed=True)

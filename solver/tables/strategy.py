@@ -92,8 +92,9 @@ class Strategy:
     def walker(self) -> Walker:
         """Walks for reach and values (needs the draw model; made on first use)."""
         if self.tree is None:
-            raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so its strategy "
-                             "tables come from simulated play (badugi plot), not from exact walks")
+            raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so there are no "
+                             "strategy tables, reach or charts for it yet; policy() (badugi show --hand) and "
+                             "badugi match read it")
         model = get_draw_model(self.config.ranks, self.config.suits, self.config.hand_size)
         return Walker(self.tree, self.layout, model)
 
