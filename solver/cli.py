@@ -487,8 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"badugi {args.command}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"badugi {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as stop:
+        print(f"badugi {args.command}: {stop or 'interrupted'}", file=sys.stderr)
         return 130
     except OSError as err:
         # A full disk, a file size limit, a folder that vanished: files already written stand.

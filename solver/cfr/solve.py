@@ -52,6 +52,10 @@ class SolveResult:
     certificate_seconds: float = 0.0
 
 
+class Interrupted(KeyboardInterrupt):
+    """A solve stopped by a signal at an iteration boundary; its text says where and what was kept."""
+
+
 class StopRequests:
     """SIGINT and SIGTERM during a solve, remembered to be acted on at an iteration boundary (a
     checkpoint taken halfway through an iteration could not be resumed bit for bit). A second
@@ -242,10 +246,8 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         # At an iteration boundary: the checkpoint resumes bit for bit.
         spent = base + time.perf_counter() - start
         write_checkpoint()
-        if checkpoint_path:
-            say(f"interrupted at iteration {engine.iteration}; checkpoint written to {checkpoint_path} "
-                "(continue with --resume)")
-        raise KeyboardInterrupt
+        where = f"; checkpoint written to {checkpoint_path} (continue with --resume)" if checkpoint_path else ""
+        raise Interrupted(f"interrupted at iteration {engine.iteration}{where}")
 
     if x is None or not convergence or convergence[-1][0] != engine.iteration:
         x = engine.progress_exploitability()
