@@ -163,7 +163,6 @@ def baseline_action(code, rnd, phase, hand, n_pos, n_actions, labels, suits, ran
     passive = can_check if can_check >= 0 else call
     if code == STATION:
         return passive
-    ranks = ranks
     rounds_left = draws - rnd
     strong = count == hand_size and top < (6 * ranks + 9) // 10
     strong = strong or (rounds_left > 0 and count == hand_size - 1 and top < (4 * ranks + 9) // 10)

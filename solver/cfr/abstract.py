@@ -72,7 +72,6 @@ class AbstractEngine(StreamedEngine):
         self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.strat_sum = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.iteration = 0
-        self._certifier = None
         self._deltas = None
         self._abstract_walker = None
 

@@ -58,7 +58,6 @@ class SampledEngine(StreamedEngine):
         self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.strat_sum = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.iteration = 0
-        self._certifier = None
 
     def _prepare_walk(self) -> None:
         """One tree for the sampled walks: the trunk, then the shape; a cut's children are the

@@ -98,7 +98,7 @@ def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, stream
     return AbstractEngine(config, algorithm, row_of=row_of)
 
 
-def _summary(result: SolveResult, compile_seconds: float) -> dict:
+def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
     e = result.engine
     x = result.exploitability
     return {
@@ -107,7 +107,7 @@ def _summary(result: SolveResult, compile_seconds: float) -> dict:
         "algorithm": e.algorithm,
         "iterations": result.iterations,
         "seconds": round(result.seconds, 3),
-        "compile_seconds": round(compile_seconds, 3),
+        "compile_seconds": None if compile_seconds is None else round(compile_seconds, 3),
         "threads": numba.get_num_threads(),
         "stopped_by": result.stopped_by,
         "game_value_mbb": x.game_value_mbb,
@@ -170,10 +170,14 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
     else:
         engine = make_engine(config, algorithm, streamed=streamed)
 
-    # Compile (or load from the cache) before timing, so run time is run time.
-    compile_start = time.perf_counter()
-    engine.progress_exploitability()
-    compile_seconds = time.perf_counter() - compile_start
+    # Compile (or load from the cache) before timing, so run time is run time. (Not for a streamed
+    # game: its check is a walk of minutes, thrown away here; its compiling counts in its first
+    # iteration, and its summary's compile_seconds is null.)
+    compile_seconds = None
+    if engine.exact_progress:
+        compile_start = time.perf_counter()
+        engine.progress_exploitability()
+        compile_seconds = time.perf_counter() - compile_start
 
     def write_checkpoint():
         if checkpoint_path:
@@ -254,8 +258,8 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         if not convergence or convergence[-1][0] != engine.iteration:  # a finished run resumed: no new row
             convergence.append((engine.iteration, spent, x.exploitability_mbb))
     progress_x, certificate_seconds = x, 0.0
+    write_checkpoint()  # before a certificate of minutes: nothing solved is lost to a stop then
     if not engine.exact_progress:
-        write_checkpoint()  # the certificate takes minutes: nothing solved is lost to a stop now
         # Progress was measured in the abstract game; what counts is the real game's, exactly.
         say(f"certifying: exact best response at full resolution (about "
             f"{engine.plan.certificate_seconds / 60:.0f} min)")
@@ -265,7 +269,6 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
     result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence, progress_x,
                          certificate_seconds)
     if out:
-        write_checkpoint()
         write_outputs(result, compile_seconds)
     return result
 
@@ -294,7 +297,7 @@ def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter
             f"value {x.game_value_mbb:9.3f} mbb  {spent:7.1f}s  {eta}")
 
 
-def write_outputs(result: SolveResult, compile_seconds: float = 0.0) -> None:
+def write_outputs(result: SolveResult, compile_seconds: float | None = 0.0) -> None:
     out = result.out_dir
     out.mkdir(parents=True, exist_ok=True)
     e = result.engine
