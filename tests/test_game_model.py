@@ -53,6 +53,9 @@ def test_presets_load_and_round_trip(tmp_path):
     ({"ranks": 14}, "ranks"),
     ({"suits": 0}, "suits"),
     ({"big_blind": float("nan")}, "big_blind"),
+    ({"draws": 2, "bets": (1.0, 1.0, 2.0), "remember_draws": True}, "remember_draws: .* needs a recall of 0 to 1"),
+    ({"draws": 2, "bets": (1.0, 1.0, 2.0), "recall": 2, "remember_draws": True}, "remember_draws"),
+    ({"draws": 2, "bets": (1.0, 1.0, 2.0), "recall": 1, "remember_draws": 1}, "remember_draws: must be true or false"),
 ])
 def test_invalid_config_names_the_field(fields, named):
     with pytest.raises(ConfigError, match=named):
@@ -72,6 +75,16 @@ def test_malformed_toml_gives_one_line_error(tmp_path, text, named):
     with pytest.raises(ConfigError, match=named) as info:
         load_config_file(path)
     assert "\n" not in str(info.value)
+
+
+def test_remember_draws_round_trips_and_is_described(tmp_path):
+    config = GameConfig(draws=3, cap=4, bets=DEFAULT_BETS[3], buckets=(8, 8, 8, 8), recall=1, remember_draws=True)
+    config.save(tmp_path / "c.toml")
+    assert "remember_draws = true" in (tmp_path / "c.toml").read_text()
+    assert load_config_file(tmp_path / "c.toml") == config
+    assert config.describe().endswith("recall 1 round and every draw")
+    assert not config.at_full_resolution().remember_draws
+    assert "remember_draws" not in GameConfig(draws=2, recall=1, bets=DEFAULT_BETS[2]).to_toml()
 
 
 def test_draws_alone_picks_default_bets(tmp_path):

@@ -30,14 +30,16 @@ def streamed(config, layout):
     return StreamedWalker(StreamedGame(RoundTemplates.of(config)), layout, model)
 
 
-@pytest.mark.parametrize("preset, recall, buckets", [
-    ("tiny-single-draw", 1, ()), ("tiny-double-draw", 2, ()), ("tiny-double-draw", 1, ()),
-    ("tiny-double-draw", 0, (3, 4, 2)), ("single-draw", 0, ()), ("single-draw", 1, (40, 24))])
-def test_streamed_walks_are_the_built_tree_walks(preset, recall, buckets):
+@pytest.mark.parametrize("preset, recall, buckets, draws", [
+    ("tiny-single-draw", 1, (), False), ("tiny-double-draw", 2, (), False), ("tiny-double-draw", 1, (), False),
+    ("tiny-double-draw", 0, (3, 4, 2), False), ("single-draw", 0, (), False), ("single-draw", 1, (40, 24), False),
+    ("tiny-double-draw", 1, (), True), ("tiny-double-draw", 0, (3, 4, 2), True), ("single-draw", 0, (), True)])
+def test_streamed_walks_are_the_built_tree_walks(preset, recall, buckets, draws):
     """Best responses and value of a strategy in a layout by recall rule: the streamed walks
     (trunk, one shape, cuts filled per walk) give the walks over the built tree (to the last bits:
-    the compiler may order a sum differently where the kernel is inlined)."""
-    config = dataclasses.replace(load_preset(preset), recall=recall, buckets=buckets)
+    the compiler may order a sum differently where the kernel is inlined). ``draws``: the rule
+    keeps the draw counts of the rounds it forgets."""
+    config = dataclasses.replace(load_preset(preset), recall=recall, buckets=buckets, remember_draws=draws)
     engine = Engine(config)
     engine.run_iterations(40)
     assert engine.layout.rule is not None and engine.layout.shares_slots == (recall < config.draws)
@@ -57,6 +59,36 @@ def test_perfect_recall_by_rule_is_the_public_tree(preset):
     for engine in (full, by_rule):
         engine.run_iterations(30)
     assert by_rule.exploitability() == full.exploitability()
+
+
+@pytest.mark.parametrize("config, recall", [
+    (load_preset("tiny-double-draw"), 0), (load_preset("tiny-double-draw"), 1),
+    (dataclasses.replace(TINY_TRIPLE, cap=2), 1), (dataclasses.replace(TINY_TRIPLE, cap=2), 2)])
+@pytest.mark.parametrize("draws", [False, True])
+def test_recall_slots_are_the_histories_it_remembers(config, recall, draws):
+    """Two decision nodes of the public tree share a slot exactly when their histories agree on
+    what the rule remembers: the round, the pot at its start, the last ``recall`` round records
+    (betting outcome and both draw counts), the draw counts of older rounds if ``remember_draws``,
+    and the position in the round. Keys written here from the tree's annotations, not the rule's
+    arithmetic."""
+    config = dataclasses.replace(config, recall=recall, remember_draws=draws)
+    tree = build_tree(config)
+    layout = StrategyLayout.for_config(tree, get_draw_model(config.ranks, config.suits, config.hand_size).legal)
+    assert layout.rule.remembers_draws == (draws and recall < config.draws)
+    h1 = (config.hand_size + 1) ** 2
+    slot_of_key, key_of_slot = {}, {}
+    for node in np.nonzero(tree.kind <= DRAW)[0]:
+        r = int(tree.round[node])
+        records = [int(x) for x in tree.records[node, :r]]
+        older = tuple(x % h1 for x in records[recall:]) if draws else ()
+        key = (r, round(float(tree.pot[node]), 9), tuple(records[:recall]), older, int(tree.phase[node]))
+        slot = int(layout.slot_of[node])
+        assert slot_of_key.setdefault(key, slot) == slot
+        assert key_of_slot.setdefault(slot, key) == key
+    assert len(slot_of_key) == layout.n_slots
+    if draws and recall < config.draws:
+        plain = dataclasses.replace(config, remember_draws=False)
+        assert StrategyLayout.for_config(build_tree(plain), layout.class_legal).n_slots < layout.n_slots
 
 
 def _as_full_recall(engine):
@@ -132,6 +164,53 @@ def test_recall_layouts_refuse_what_cannot_be():
     assert one.shares_slots and one.rule.recall == 1
     # Round-one histories keep everything; later ones share: far fewer slots than decision nodes.
     assert one.n_slots < 100_000
+
+
+@pytest.mark.parametrize("recall, draws", [(0, False), (1, False), (1, True), (0, True), (2, False)])
+def test_abstract_updates_are_the_same_bits_on_any_number_of_threads(recall, draws):
+    """Subtrees sharing a slot (a history the rule forgets) form one group, walked by one thread:
+    groups never write the same entry, and a solve gives the same bits on one thread or two."""
+    import numba
+    from solver.cfr.abstract import AbstractEngine
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=recall,
+                                 remember_draws=draws)
+    engines = []
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        try:
+            engine = AbstractEngine(config)
+            engine.run_iterations(25)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        engines.append(engine)
+    assert np.array_equal(engines[0].regret, engines[1].regret)
+    assert np.array_equal(engines[0].strat_sum, engines[1].strat_sum)
+    # The groups, checked against each cut's slots as the built tree has them.
+    engine, tree = engines[0], build_tree(config)
+    slot_of = engine.game_layout.materialize(tree).slot_of
+    group = engine.cut_group
+    owner, cut_of = {}, _cut_of_nodes(tree)
+    assert cut_of.max() + 1 == len(group)
+    for node in np.nonzero((tree.kind <= DRAW) & (cut_of >= 0))[0]:
+        g = group[cut_of[node]]
+        assert owner.setdefault(int(slot_of[node]), g) == g
+    n_groups = len(set(group.tolist()))
+    assert 1 < n_groups <= len(group) and (n_groups == len(group)) == (recall == config.draws)
+
+
+def _cut_of_nodes(tree):
+    """The index of the second-round start above each node of a built tree (-1 above them), in
+    the order a streamed game numbers its cuts (the trunk's node order is the built tree's)."""
+    from solver.game.tree import BET
+    cut_of = np.full(tree.n_nodes, -1, np.int64)
+    cuts = np.nonzero((tree.kind == BET) & (tree.round == 1) & (tree.round[np.maximum(tree.parent, 0)] == 0))[0]
+    for c, cut in enumerate(cuts):
+        cut_of[cut] = c
+    for node in range(tree.n_nodes):  # parents come before children
+        if cut_of[node] < 0 and tree.parent[node] >= 0:
+            cut_of[node] = cut_of[tree.parent[node]]
+    return cut_of
 
 
 def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):

@@ -3,12 +3,14 @@
     python scripts/bench/bench_real_game.py recall                 # double draw cap 4: what recall and buckets cost
     python scripts/bench/bench_real_game.py triple                 # triple draw cap 4 (the preset): one iteration, certificate
     python scripts/bench/bench_real_game.py recall --iterations 50 100 --buckets 32
+    python scripts/bench/bench_real_game.py recall --recalls 1d --buckets 64   # recall 1, every draw kept
 
 ``recall``: double draw at cap 4 solved in its abstract game (streamed walks, bucket
 vectors) for each (buckets, recall) pair, certified at full resolution after each
 count of ``--iterations``: certified and abstract exploitability, seconds per
 iteration, certificate seconds. Recall 2 remembers everything in double draw;
-recall 1 forgets the first round at the last one.
+recall 1 forgets the first round at the last one; ``1d`` (``remember_draws``)
+forgets only its betting, not its draw counts.
 
 ``triple``: the ``triple-draw`` preset: engine set-up, one abstract iteration, the
 abstract best response and the full-resolution certificate of the strategy after
@@ -39,12 +41,15 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def recall_study(buckets_list, recalls, checkpoints) -> list[dict]:
+def recall_study(buckets_list, recalls, checkpoints, preset: str = "double-draw", cap: int | None = None) -> list[dict]:
     rows = []
-    base = load_preset("double-draw")
+    base = load_preset(preset)
+    if cap is not None:
+        base = dataclasses.replace(base, cap=cap)
     for buckets in buckets_list:
         for recall in recalls:
-            config = dataclasses.replace(base, buckets=(buckets,) * base.rounds, recall=recall)
+            config = dataclasses.replace(base, buckets=(buckets,) * base.rounds, recall=int(recall[0]),
+                                         remember_draws=recall.endswith("d"))
             t0 = time.perf_counter()
             engine = AbstractEngine(config)
             setup = time.perf_counter() - t0
@@ -60,7 +65,7 @@ def recall_study(buckets_list, recalls, checkpoints) -> list[dict]:
                 t0 = time.perf_counter()
                 certified = engine.exploitability()
                 certificate_s = time.perf_counter() - t0
-                row = {"buckets": buckets, "recall": recall, "iterations": target,
+                row = {"game": config.describe(), "buckets": buckets, "recall": recall, "iterations": target,
                        "seconds_per_iteration": spent / target, "setup_seconds": setup,
                        "abstract_mbb": abstract.exploitability_mbb, "certified_mbb": certified.exploitability_mbb,
                        "game_value_mbb": certified.game_value_mbb, "abstract_br_seconds": abstract_s,
@@ -101,13 +106,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("part", choices=["recall", "triple", "all"])
     parser.add_argument("--buckets", type=int, nargs="+", default=[64, 32])
-    parser.add_argument("--recalls", type=int, nargs="+", default=[2, 1])
+    parser.add_argument("--recalls", nargs="+", default=["2", "1d", "1"],
+                        help="recall rules: rounds remembered, 'd' to keep every draw count too (e.g. 1d)")
     parser.add_argument("--iterations", type=int, nargs="+", default=[100, 200])
+    parser.add_argument("--preset", default="double-draw", help="the game of the recall study (default double-draw)")
+    parser.add_argument("--cap", type=int, help="its cap instead of the preset's")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     data = {"threads": numba.get_num_threads(), "date": time.strftime("%Y-%m-%d")}
     if args.part in ("recall", "all"):
-        data["recall"] = recall_study(args.buckets, args.recalls, sorted(args.iterations))
+        data["recall"] = recall_study(args.buckets, args.recalls, sorted(args.iterations), args.preset, args.cap)
     if args.part in ("triple", "all"):
         data["triple"] = triple()
     data["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -115,7 +123,7 @@ def main(argv=None) -> int:
         print(json.dumps(data, indent=2))
         return 0
     for row in data.get("recall", []):
-        print(f"double draw cap 4, {row['buckets']} buckets, recall {row['recall']}, {row['iterations']} its: "
+        print(f"{row['game']}, {row['iterations']} its: "
               f"certified {row['certified_mbb']:.1f} mbb/hand (abstract {row['abstract_mbb']:.1f}), "
               f"{row['seconds_per_iteration']:.2f} s/it, certificate {row['certificate_seconds']:.1f} s")
     if "triple" in data:

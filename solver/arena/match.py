@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +77,7 @@ def load_player(spec: str) -> Player:
 
 def _game_of(config: GameConfig) -> GameConfig:
     """The game itself, without the abstraction a strategy was solved in."""
-    return replace(config, buckets=(), recall=-1)
+    return config.at_full_resolution()
 
 
 def match_config(players: list[Player], config: GameConfig | None) -> GameConfig:

@@ -64,7 +64,8 @@ class AbstractEngine(StreamedEngine):
         n = self.bucket_game.n_values
         widths = row_of.max(axis=1) + 1
         own_rows = np.where(np.arange(n)[None, :] < widths[:, None], np.arange(n)[None, :], 0).astype(np.int64)
-        self.game_layout = StrategyLayout.by_recall(templates, self.bucket_game.legal, recall, own_rows)
+        self.game_layout = StrategyLayout.by_recall(templates, self.bucket_game.legal, recall, own_rows,
+                                                       config.remember_draws)
         if not np.array_equal(self.game_layout.slot_offset, self.layout.slot_offset):
             raise AssertionError("the abstract game's storage must be the real game's")
         self.game = setup.game

@@ -59,7 +59,7 @@ def streamed_setup(config: GameConfig, row_of: np.ndarray | None = None, check_m
     if row_of is None:
         row_of = config_row_maps(config, model.n_values)
     recall = config.recall if config.recall >= 0 else config.draws
-    layout = StrategyLayout.by_recall(templates, model.legal, recall, row_of)
+    layout = StrategyLayout.by_recall(templates, model.legal, recall, row_of, config.remember_draws)
     return StreamedSetup(plan, model, row_of, layout, StreamedGame(templates))
 
 

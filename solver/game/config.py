@@ -41,7 +41,8 @@ class GameConfig:
     ``draws``; -1, the default, is perfect recall) asks for an abstraction of the
     public history: strategies remember the pot and the last ``recall`` rounds
     (their betting and draw counts), and forget the rounds before (see
-    :class:`solver.game.layout.RecallRule`).
+    :class:`solver.game.layout.RecallRule`); with ``remember_draws`` they keep
+    both draw counts of those older rounds and forget only their betting.
     """
 
     ranks: int = 13
@@ -54,6 +55,7 @@ class GameConfig:
     big_blind: float = 1.0
     buckets: tuple[int, ...] = field(default=())
     recall: int = -1
+    remember_draws: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bets", _number_tuple("bets", self.bets, integer=False))
@@ -79,6 +81,11 @@ class GameConfig:
         if any(b < 0 for b in self.buckets):
             raise ConfigError("buckets: counts must be 0 (full resolution) or positive")
         _check_int("recall", self.recall, -1, self.draws)
+        if not isinstance(self.remember_draws, bool):
+            raise ConfigError(f"remember_draws: must be true or false, got {self.remember_draws!r}")
+        if self.remember_draws and not 0 <= self.recall < self.draws:
+            raise ConfigError("remember_draws: keeps the draw counts of rounds a recall forgets; it needs a recall "
+                              f"of 0 to {self.draws - 1} rounds")
         if any(self.buckets):
             from abstractions.evaluator import get_evaluator
 
@@ -100,6 +107,8 @@ class GameConfig:
             del data["buckets"]
         if self.recall < 0:
             del data["recall"]
+        if not self.remember_draws:
+            del data["remember_draws"]
         return data
 
     def to_toml(self) -> str:
@@ -141,6 +150,8 @@ class GameConfig:
         recall = ""
         if self.recall >= 0:
             recall = f", recall {self.recall} round{'' if self.recall == 1 else 's'}"
+            if self.remember_draws:
+                recall += " and every draw"
         return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}{recall}"
 
     @property
@@ -150,7 +161,7 @@ class GameConfig:
 
     def at_full_resolution(self) -> "GameConfig":
         """The same game without abstraction: no card buckets, the whole public history remembered."""
-        return dataclasses.replace(self, buckets=(), recall=-1)
+        return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False)
 
 
 def _toml_scalar(value) -> str:

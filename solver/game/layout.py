@@ -56,7 +56,7 @@ from .tree import PublicTree
 # or by public nodes (then a row's regret sums its members' counterfactual regrets).
 LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows")
 # What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
-RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset")
+RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older")
 MAX_RULE_CODES = 1 << 28   # dense key tables beyond this are refused (about 2 GiB)
 
 
@@ -66,16 +66,20 @@ class RecallRule:
 
     A decision node's key is its round, the pot level when the round started,
     the records (outcome and both draw counts) of the ``recall`` rounds before
-    its own (fewer early in the hand), and its phase in its round (see
-    :mod:`solver.game.rounds`). Nodes with one key share one slot: their
-    histories differ only in rounds forgotten, except for the pot they left.
-    ``recall`` = the number of draws is perfect recall: one slot per node of
-    the public tree.
+    its own (fewer early in the hand), what is kept of the rounds before those,
+    and its phase in its round (see :mod:`solver.game.rounds`). Of an older
+    round the key keeps ``record % older``: nothing (``older`` = 1) or both
+    draw counts (``older`` = (hand size + 1)^2, the config's
+    ``remember_draws``). Nodes with one key share one slot: their histories
+    differ only in what is forgotten, except for the pot they left. ``recall``
+    = the number of draws is perfect recall: one slot per node of the public
+    tree.
 
-    Keys are numbered densely: ``code = code_base[r] + ((pot index * radix^k +
-    records) * n_phases[r] + phase)`` with ``k = min(recall, r)`` and the
-    records as digits in base ``radix``, latest lowest; ``code_slot[code]`` is
-    the key's slot.
+    Keys are numbered densely: ``code = code_base[r] + ((pot index * radix^k *
+    older^(r-k) + records) * n_phases[r] + phase)`` with ``k = min(recall, r)``,
+    the kept records as digits in base ``radix``, latest lowest, and above them
+    the older rounds' digits in base ``older``; ``code_slot[code]`` is the
+    key's slot.
     """
 
     recall: int
@@ -85,20 +89,26 @@ class RecallRule:
     pot_levels: np.ndarray  # (rounds, most levels) float64, NaN-padded
     n_pots: np.ndarray      # (rounds,) int64
     code_slot: np.ndarray   # (codes,) int64: slot of each key, -1 where no history has it
+    older: int = 1          # what is kept of a round older than ``recall``: its record modulo this
 
-    ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot")
+    ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot", "older")
 
     def arrays(self) -> dict:
         return {name: np.asarray(getattr(self, name)) for name in self.ARRAYS}
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> "RecallRule":
+        # (files written before ``older`` existed forget older rounds whole)
         return cls(int(arrays["recall"]), int(arrays["radix"]),
-                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:]))
+                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:-1]), int(arrays.get("older", 1)))
+
+    @property
+    def remembers_draws(self) -> bool:
+        return self.older > 1
 
     def kernel_arrays(self, slot_offset: np.ndarray) -> RuleArrays:
         return RuleArrays(self.recall, self.radix, self.n_phases, self.code_base, self.pot_levels, self.n_pots,
-                          self.code_slot, slot_offset)
+                          self.code_slot, slot_offset, self.older)
 
 
 def no_layout(rounds: int, n_states: int) -> LayoutArrays:
@@ -110,7 +120,7 @@ def no_layout(rounds: int, n_states: int) -> LayoutArrays:
 def no_rule(rounds: int) -> "RuleArrays":
     """Rule arrays of the right types for a player whose layout has no recall rule."""
     return RuleArrays(0, 1, np.ones(rounds, np.int64), np.zeros(rounds + 1, np.int64), np.zeros((rounds, 1)),
-                      np.ones(rounds, np.int64), np.zeros(1, np.int64), np.zeros(2, np.int64))
+                      np.ones(rounds, np.int64), np.zeros(1, np.int64), np.zeros(2, np.int64), 1)
 
 
 class LayoutError(ValueError):
@@ -159,8 +169,9 @@ class StrategyLayout:
 
     @classmethod
     def by_recall(cls, templates: RoundTemplates, class_legal: np.ndarray, recall: int,
-                  row_of: np.ndarray | None = None) -> "StrategyLayout":
-        """Slots by public-history key (see :class:`RecallRule`), for trees too big to build.
+                  row_of: np.ndarray | None = None, remember_draws: bool = False) -> "StrategyLayout":
+        """Slots by public-history key (see :class:`RecallRule`), for trees too big to build;
+        ``remember_draws``: keys keep the draw counts of the rounds older than ``recall``.
         ``slot_of`` is empty; :meth:`materialize` fills it for a built tree."""
         config = templates.config
         if not 0 <= recall <= config.draws:
@@ -168,13 +179,15 @@ class StrategyLayout:
         row_of, row_width = _checked_row_maps(row_of, config.rounds, config.draws, class_legal)
         rounds, hand = config.rounds, config.hand_size
         radix = templates.record_radix
+        older = _older_modulus(templates, recall, remember_draws)
         levels = templates.pot_levels
         n_pots = np.array([len(x) for x in levels], np.int64)
         pot_levels = np.full((rounds, int(n_pots.max())), np.nan)
         for r, x in enumerate(levels):
             pot_levels[r, :len(x)] = x
         n_phases = np.array([templates.n_phases(r) for r in range(rounds)], np.int64)
-        sizes = [int(n_pots[r]) * radix ** min(recall, r) * int(n_phases[r]) for r in range(rounds)]
+        sizes = [int(n_pots[r]) * radix ** min(recall, r) * older ** max(r - recall, 0) * int(n_phases[r])
+                 for r in range(rounds)]
         code_base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         if code_base[-1] > MAX_RULE_CODES:
             raise LayoutError(f"recall {recall} needs {code_base[-1]:,} history keys, more than "
@@ -182,8 +195,9 @@ class StrategyLayout:
         code_slot = np.full(int(code_base[-1]), -1, np.int64)
         slot_round, slot_seat, slot_kind, slot_actions = [], [], [], []
         h1 = hand + 1
-        for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall))):
+        for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older))):
             kept = min(recall, r)
+            scale = radix ** kept * older ** (r - kept)
             n_pos, n_out = template.n_positions, template.n_outcomes
             # the slots of one key: the betting positions, then the draws
             phase_seat = list(template.seat) + [BIG_BLIND] * n_out + [BUTTON] * (n_out * h1)
@@ -192,14 +206,14 @@ class StrategyLayout:
             if r == config.draws:
                 phase_seat, phase_kind, phase_actions = phase_seat[:n_pos], phase_kind[:n_pos], phase_actions[:n_pos]
             for pot, records in sorted(keys):
-                digits = sum(rec * radix ** k for k, rec in enumerate(records[:kept]))
-                first = code_base[r] + (pot * radix ** kept + digits) * n_phases[r]
+                digits = _key_digits(records, kept, radix, older)
+                first = code_base[r] + (pot * scale + digits) * n_phases[r]
                 code_slot[first:first + n_phases[r]] = np.arange(len(slot_round), len(slot_round) + n_phases[r])
                 slot_round += [r] * int(n_phases[r])
                 slot_seat += phase_seat
                 slot_kind += phase_kind
                 slot_actions += phase_actions
-        rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot)
+        rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older)
         return cls._of_slots(np.zeros(0, np.int64), slot_round, slot_seat, slot_kind, slot_actions, row_width, row_of,
                              class_legal, rule)
 
@@ -226,7 +240,8 @@ class StrategyLayout:
             row_of = config_row_maps(config, class_legal.shape[-2])
         if config.recall < 0:
             return cls.build(tree, class_legal, row_of)
-        return cls.by_recall(RoundTemplates.of(config), class_legal, config.recall, row_of).materialize(tree)
+        return cls.by_recall(RoundTemplates.of(config), class_legal, config.recall, row_of,
+                             config.remember_draws).materialize(tree)
 
     @staticmethod
     def planned_row_widths(buckets: tuple[int, ...], rounds: int, n_states: int) -> list[int]:
@@ -362,9 +377,26 @@ class StrategyLayout:
 RULE_PREFIX = "rule_"
 
 
-def recall_keys(templates: RoundTemplates, recall: int) -> list[list[tuple]]:
+def _older_modulus(templates: RoundTemplates, recall: int, remember_draws: bool) -> int:
+    """What a key keeps of a round older than ``recall``: its record modulo this (1: nothing;
+    (hand size + 1)^2: both draw counts)."""
+    return (templates.config.hand_size + 1) ** 2 if remember_draws and recall < templates.config.draws else 1
+
+
+def _key_digits(records: tuple, kept: int, radix: int, older: int) -> int:
+    """The records part of a key (see :class:`RecallRule`), records latest first."""
+    digits = sum(rec * radix ** k for k, rec in enumerate(records[:kept]))
+    scale = radix ** kept
+    for rec in records[kept:]:
+        digits += (rec % older) * scale
+        scale *= older
+    return digits
+
+
+def recall_keys(templates: RoundTemplates, recall: int, older: int = 1) -> list[list[tuple]]:
     """Per round, the sorted history keys a recall rule tells apart at the round's start:
-    (pot level index, the records of the last ``recall`` rounds, latest first)."""
+    (pot level index, the records of the last ``recall`` rounds, latest first, then what is kept
+    of the older ones: their records modulo ``older``)."""
     h1 = templates.config.hand_size + 1
     keys, out = {(0, ())}, []
     for r, template in enumerate(templates.rounds):
@@ -375,16 +407,19 @@ def recall_keys(templates: RoundTemplates, recall: int) -> list[list[tuple]]:
                 for o, added in enumerate(template.outcome_contrib):
                     new_pot = templates.pot_index(r + 1, templates.pot_levels[r][pot] + added)
                     for draws_pair in range(h1 * h1):
-                        nxt.add((new_pot, ((o * h1 * h1 + draws_pair,) + records)[:recall]))
+                        new = (o * h1 * h1 + draws_pair,) + records
+                        kept = new[:recall] + tuple(rec % older for rec in new[recall:])
+                        nxt.add((new_pot, kept if older > 1 else kept[:recall]))
             keys = nxt
     return out
 
 
-def recall_rows_by_round(templates: RoundTemplates, recall: int) -> list[int]:
+def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False) -> list[int]:
     """Action rows per round of a layout by recall rule (without building it)."""
     h1 = templates.config.hand_size + 1
     rows = []
-    for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall))):
+    older = _older_modulus(templates, recall, remember_draws)
+    for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older))):
         per_key = int(template.n_actions.astype(np.int64).sum())
         if r < templates.config.draws:
             per_key += template.n_outcomes * (1 + h1) * h1
@@ -461,12 +496,18 @@ def key_slot(rule, rnd, phase, pot, records, earliest_record):
     kept = min(rule.recall, rnd)
     digits = 0
     scale = 1
-    for k in range(kept):
+    for k in range(rnd):
         record = records[k]
         if record < 0:
             record = earliest_record
-        digits += record * scale
-        scale *= rule.radix
+        if k < kept:
+            digits += record * scale
+            scale *= rule.radix
+        elif rule.older > 1:
+            if record < 0:
+                return -1
+            digits += (record % rule.older) * scale
+            scale *= rule.older
     p = pot_index(rule, rnd, pot)
     if p < 0 or digits < 0:
         return -1

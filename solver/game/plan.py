@@ -124,8 +124,10 @@ class SolvePlan:
             f"entries:         {self.entries:,} (betting node, state) pairs",
         ]
         if self.config.recall >= 0:
+            older = ("of earlier rounds only the draw counts" if self.config.remember_draws
+                     else "earlier rounds are forgotten")
             lines.append(f"history:         strategies remember the pot and the last {self.config.recall} round(s); "
-                         "earlier rounds are forgotten")
+                         f"{older}")
         if self.bucketed:
             widths = "/".join(str(w) for w in self.row_widths)
             lines.append(f"buckets:         {widths} per round (strategies shared within a bucket)")
@@ -183,7 +185,8 @@ def plan_solve(config: GameConfig) -> SolvePlan:
     states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
     widths = StrategyLayout.planned_row_widths(config.buckets, config.rounds, states)
     templates = RoundTemplates.of(config)
-    rows = counts.rows_by_round if config.recall < 0 else recall_rows_by_round(templates, config.recall)
+    rows = (counts.rows_by_round if config.recall < 0
+            else recall_rows_by_round(templates, config.recall, config.remember_draws))
     storage = sum(r * w for r, w in zip(rows, widths))
     threads = numba.config.NUMBA_NUM_THREADS
     machine = machine_memory_bytes()
