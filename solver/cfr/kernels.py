@@ -855,18 +855,57 @@ def discount_seat(storage, slot_offset, slot_seat, seat, pos_scale, neg_scale, f
             storage[i] = x
 
 
+@njit(cache=True)
+def _root(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@njit(cache=True)
+def cut_groups(shape, shape_phase, shape_pot, shape_records, cut_pot, cut_record, rule, n_slots):
+    """The group of each cut of a streamed game: cuts whose subtrees share a slot (histories the
+    recall rule does not tell apart) are in one group, named by its first cut. Update walks of
+    different groups write disjoint storage."""
+    n_cuts = len(cut_pot)
+    parent = np.arange(n_cuts)
+    owner = np.full(n_slots, -1, np.int64)
+    for c in range(n_cuts):
+        for i in range(len(shape.kind)):
+            if shape.kind[i] > DRAW:
+                continue
+            slot = key_slot(rule, shape.node_round[i], shape_phase[i], shape_pot[i] + cut_pot[c], shape_records[i],
+                            cut_record[c])
+            if slot < 0:
+                continue
+            if owner[slot] < 0:
+                owner[slot] = c
+                continue
+            a, b = _root(parent, owner[slot]), _root(parent, c)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    group = np.empty(n_cuts, np.int64)
+    for c in range(n_cuts):
+        group[c] = _root(parent, c)
+    return group
+
+
 @njit(cache=True, parallel=True)
 def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape, shape_phase,
                     shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, regret, strat_sum,
-                    regret_delta, sum_delta, record, n_threads):
+                    regret_delta, chunk_cuts, chunk_start, record):
     """One seat's update walk over a streamed game (see :func:`traverse_streamed`), whose public
     nodes share slots; returns the root value.
 
-    The cut subtrees are walked in parallel chunks, each adding (``adding``: a discount that only
-    adds) into its own rows of ``regret_delta`` and ``sum_delta``; the chunks' deltas are then
-    added to ``regret`` and ``strat_sum`` in chunk order, so no two threads write one entry and
-    the result does not depend on timing. The trunk (the first round, whose slots no subtree
-    shares) is updated last, in place. ``play`` holds the regrets the strategy is read from.
+    The cut subtrees are walked in parallel chunks of whole cut groups (:func:`cut_groups`:
+    chunk ``k`` walks cuts ``chunk_cuts[chunk_start[k]:chunk_start[k + 1]]``, each group's in
+    increasing order), so no two threads write one entry and every entry receives its additions
+    in one order whatever the number of threads. Strategy sums are added in place (no walk reads
+    them); regrets go to ``regret_delta`` (zero on entry, zeroed again on return), added to
+    ``regret`` after the walks, which read the iteration's strategy from ``play`` (the regrets).
+    The trunk (the first round, whose slots no subtree shares) is updated last, in place.
+    ``adding``: a discount that only adds.
     """
     n_states = deal_prob.shape[0]
     max_width = trunk_layout.row_width.max()
@@ -881,10 +920,8 @@ def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut
     traverse(0, deal_prob, deal_prob, deal_prob, traverser, UPDATE, first_mode, adding, trunk, trunk_layout,
              draws, play, regret, strat_sum, cuts, work, root_value, record)
     if n_cuts > 0:
-        n_chunks = regret_delta.shape[0]
+        n_chunks = len(chunk_start) - 1
         for chunk in prange(n_chunks):
-            regret_delta[chunk, :] = 0.0
-            sum_delta[chunk, :] = 0.0
             chunk_work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
             contrib = np.empty((n_shape, 2))
             entry_offset = np.empty(n_shape, np.int64)
@@ -892,16 +929,16 @@ def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut
                               shape.node_round, shape.max_depth, shape.n_actions_max)
             layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
                                   trunk_layout.shared_rows)
-            for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
+            for j in range(chunk_start[chunk], chunk_start[chunk + 1]):
+                c = chunk_cuts[j]
                 fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
                          entry_offset)
                 traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, UPDATE, FULL, adding,
-                         tree, layout, draws, play, regret_delta[chunk], sum_delta[chunk], shape_cuts, chunk_work,
+                         tree, layout, draws, play, regret_delta, strat_sum, shape_cuts, chunk_work,
                          cuts.value[c], shape_record)
-        for chunk in range(n_chunks):
-            for i in range(len(regret)):
-                regret[i] += regret_delta[chunk, i]
-                strat_sum[i] += sum_delta[chunk, i]
+        for i in prange(len(regret)):
+            regret[i] += regret_delta[i]
+            regret_delta[i] = 0.0
         traverse(0, deal_prob, deal_prob, deal_prob, traverser, UPDATE, TRUNK, adding, trunk, trunk_layout,
                  draws, play, regret, strat_sum, cuts, work, root_value, record)
     total = 0.0

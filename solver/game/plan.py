@@ -28,6 +28,7 @@ from .rounds import RoundTemplates
 from .tree import TreeCounts, count_tree
 
 BYTES_PER_ENTRY = 8          # float32 regret + float32 strategy sum
+STREAMED_DELTA_BYTES = 4     # a streamed solve's float32 regret delta (solver/cfr/abstract.py)
 BYTES_PER_NODE = 100         # the tree's arrays and annotations, and a walker's per-node arrays
 WORK_ALLOWANCE = 64 << 20    # traversal buffers, transition tables, Python overhead
 BUILD_BYTES_PER_NODE = 64    # peak while the tree is generated (measured: 43 on double draw)
@@ -196,10 +197,10 @@ def plan_solve(config: GameConfig) -> SolvePlan:
     abstract_ready = bool(config.buckets) and all(config.buckets) and config.recall >= 0
     streamed = abstract_ready and max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
     if streamed:
-        # the trunk and one shape, and per thread one cut's arrays; per-thread deltas of the storage
+        # the trunk and one shape, and per thread one cut's arrays; a regret delta of the storage
         built = templates.count_nodes(0, 0) + (templates.count_nodes(1) if config.draws else 0)
         fixed = built * (BYTES_PER_NODE + 24 * threads) + WORK_ALLOWANCE
-        per_entry = BYTES_PER_ENTRY * (1 + threads)
+        per_entry = BYTES_PER_ENTRY + STREAMED_DELTA_BYTES
     else:
         built = counts.nodes
         fixed = counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
