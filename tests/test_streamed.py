@@ -153,6 +153,20 @@ def test_sampled_cfr_converges_to_the_lp_value(ref_args):
     assert np.array_equal(again.strat_sum, sampled.strat_sum)
 
 
+def test_layout_files_from_before_remember_draws_still_load():
+    """A layout written before rules could keep draw counts has no ``older`` array: it forgets
+    older rounds whole, as it did."""
+    config = dataclasses.replace(load_preset("tiny-double-draw"), recall=1)
+    legal = get_draw_model(config.ranks, config.suits, config.hand_size).legal
+    layout = StrategyLayout.by_recall(RoundTemplates.of(config), legal, 1)
+    arrays = {k: v for k, v in layout.arrays().items() if not k.endswith("older")}
+    assert len(arrays) == len(layout.arrays()) - 1
+    loaded = StrategyLayout.from_arrays(arrays)
+    assert loaded.rule.older == 1 and np.array_equal(loaded.rule.code_slot, layout.rule.code_slot)
+    richer = StrategyLayout.by_recall(RoundTemplates.of(config), legal, 1, remember_draws=True)
+    assert StrategyLayout.from_arrays(richer.arrays()).rule.older == (config.hand_size + 1) ** 2
+
+
 def test_recall_layouts_refuse_what_cannot_be():
     templates = RoundTemplates.of(load_preset("triple-draw"))
     legal = get_draw_model().legal
@@ -233,13 +247,14 @@ def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
                                                                            rel=1e-9)
     assert exact.exploitability().exploitability_mbb < 2 * full.exploitability().exploitability_mbb
 
-    config = dataclasses.replace(base, buckets=(3, 4, 2), recall=1)
+    config = dataclasses.replace(base, buckets=(3, 4, 2), recall=1, remember_draws=True)
     result = solve(config, iterations=60, out_dir=tmp_path / "run", streamed=True)
     summary = __import__("json").loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["exploitability_mbb"] == pytest.approx(result.exploitability.exploitability_mbb)
     assert summary["abstract_exploitability_mbb"] < summary["exploitability_mbb"]
     strategy = load_strategy(tmp_path / "run")
-    assert strategy.tree is None and strategy.layout.rule.recall == 1
+    assert strategy.tree is None and strategy.layout.rule.recall == 1 and strategy.layout.rule.remembers_draws
+    assert strategy.config == config
     policy = strategy.policy("ck/21/", "As2h")
     assert set(policy) <= {"k", "b"} and sum(policy.values()) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="too big to build, so there are no strategy tables"):
