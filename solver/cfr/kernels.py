@@ -83,63 +83,70 @@ WorkBuffers = namedtuple("WorkBuffers", "reach child_val strat stack_node stack_
 
 
 @njit(cache=True, fastmath=True)
-def _regret_match(rows, n_act, is_draw, mask, out, total, uniform):
+def _regret_match(storage, start, width, n_act, is_draw, legal_mask, rnd, out, total, uniform):
     """Normalise non-negative weights per state into ``out[:n_act, :width]`` (uniform if all zero).
 
-    ``rows`` is (n_act, width) float32 (regrets or strategy sums); negative
-    entries count as zero. ``mask`` is (draws + 1, width) with 1.0 where a draw
-    count is legal: at draw nodes only legal counts get mass. ``total`` and
-    ``uniform`` are scratch vectors. One reciprocal per state, and
-    action-outer, state-inner loops over 2-D views (flat offsets would make
-    every load a gather: Numba wraps negative indices) so they vectorise.
+    The weights are the ``n_act`` rows of ``width`` float32 entries of ``storage``
+    from entry ``start`` (regrets or strategy sums); negative entries count as
+    zero. ``legal_mask[rnd]`` is (draws + 1, width) with 1.0 where a draw count
+    is legal: at draw nodes only legal counts get mass. ``total`` and
+    ``uniform`` are scratch vectors. One reciprocal per state; action-outer,
+    state-inner loops indexed through unsigned offsets (a signed flat offset
+    makes Numba wrap every index and the loads gathers), so they vectorise; and
+    no row views: a view of storage every thread reads costs a contended atomic
+    reference-count pair per node (16% of a triple-draw walk, measured with perf).
     """
-    width = rows.shape[1]
+    base = np.uint64(start)
+    step = np.uint64(width)
     for s in range(width):
         total[s] = 0.0
     if is_draw:
         for s in range(width):
             uniform[s] = 0.0
         for a in range(n_act):
+            row = base + np.uint64(a) * step
             for s in range(width):
-                total[s] += max(rows[a, s], 0.0) * mask[a, s]
-                uniform[s] += mask[a, s]
+                total[s] += max(storage[row + np.uint64(s)], 0.0) * legal_mask[rnd, a, s]
+                uniform[s] += legal_mask[rnd, a, s]
         for s in range(width):
             t = total[s]
             # Every state may stand pat, so it has at least one legal count.
             uniform[s] = 0.0 if t > 0.0 else 1.0 / uniform[s]
             total[s] = 1.0 / t if t > 0.0 else 0.0
         for a in range(n_act):
+            row = base + np.uint64(a) * step
             for s in range(width):
-                out[a, s] = (max(rows[a, s], 0.0) * total[s] + uniform[s]) * mask[a, s]
+                out[a, s] = (max(storage[row + np.uint64(s)], 0.0) * total[s] + uniform[s]) * legal_mask[rnd, a, s]
         return
     for a in range(n_act):
+        row = base + np.uint64(a) * step
         for s in range(width):
-            total[s] += max(rows[a, s], 0.0)
+            total[s] += max(storage[row + np.uint64(s)], 0.0)
     even = 1.0 / n_act
     for s in range(width):
         t = total[s]
         uniform[s] = 0.0 if t > 0.0 else even
         total[s] = 1.0 / t if t > 0.0 else 0.0
     for a in range(n_act):
+        row = base + np.uint64(a) * step
         for s in range(width):
-            out[a, s] = max(rows[a, s], 0.0) * total[s] + uniform[s]
+            out[a, s] = max(storage[row + np.uint64(s)], 0.0) * total[s] + uniform[s]
 
 
 @njit(cache=True)
 def _draw_reach(reach, strat_row, draw, rnd, draws, agg, out):
     """Reach after drawing ``draw`` after round ``rnd``: sum_v reach[v] * sigma(v, draw) * T_draw(v, .)."""
-    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal[rnd], draws.keep_set[rnd],
-                                                                 draws.set_start, draws.set_value, draws.set_prob,
-                                                                 draws.set_size)
+    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
+                                                                 draws.set_value, draws.set_prob, draws.set_size)
     n_states = reach.shape[0]
     if draw == 0 and not draws.pat_moves:
         for v in range(n_states):
-            out[v] = reach[v] * strat_row[v] if legal[v, 0] else 0.0
+            out[v] = reach[v] * strat_row[v] if legal[rnd, v, 0] else 0.0
         return
     agg[:] = 0.0
     for v in range(n_states):
-        if legal[v, draw]:
-            agg[keep_set[v, draw]] += reach[v] * strat_row[v]
+        if legal[rnd, v, draw]:
+            agg[keep_set[rnd, v, draw]] += reach[v] * strat_row[v]
     out[:] = 0.0
     for k in range(len(set_size)):
         if set_size[k] != draws.hand_size - draw:
@@ -155,9 +162,8 @@ def _draw_reach(reach, strat_row, draw, rnd, draws, agg, out):
 def _draw_value(child_value, draw, rnd, draws, agg, out):
     """Value before drawing ``draw`` after round ``rnd``: Q[v] = sum_w T_draw(v, w) * child_value[w]
     (0 if illegal)."""
-    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal[rnd], draws.keep_set[rnd],
-                                                                 draws.set_start, draws.set_value, draws.set_prob,
-                                                                 draws.set_size)
+    legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
+                                                                 draws.set_value, draws.set_prob, draws.set_size)
     n_states = child_value.shape[0]
     if draw == 0 and not draws.pat_moves:
         for v in range(n_states):
@@ -171,7 +177,7 @@ def _draw_value(child_value, draw, rnd, draws, agg, out):
             total += set_prob[j] * child_value[set_value[j]]
         agg[k] = total
     for v in range(n_states):
-        out[v] = agg[keep_set[v, draw]] if legal[v, draw] else 0.0
+        out[v] = agg[keep_set[rnd, v, draw]] if legal[rnd, v, draw] else 0.0
 
 
 @njit(cache=True, fastmath=True)
@@ -264,11 +270,10 @@ def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, 
     classes); a bucket's strategy is copied to each of its classes.
     """
     width = layout.row_width[rnd]
-    rows = play[start:start + n_act * width].reshape((n_act, width))
     if not layout.shared_rows:
-        _regret_match(rows, n_act, is_draw, layout.legal_mask[rnd], out, total, uniform)
+        _regret_match(play, start, width, n_act, is_draw, layout.legal_mask, rnd, out, total, uniform)
         return
-    _regret_match(rows, n_act, is_draw, layout.legal_mask[rnd], per_bucket, total, uniform)
+    _regret_match(play, start, width, n_act, is_draw, layout.legal_mask, rnd, per_bucket, total, uniform)
     row_of = layout.row_of
     n_states = out.shape[1]
     for a in range(n_act):
@@ -295,15 +300,16 @@ def _discounted_sum(old, added, discount):
 
 
 @njit(cache=True, fastmath=True)
-def _update_buckets(regret, strat_sum, rows_at, n_act, width, bucket_of_round, chance, own_reach, strat,
+def _update_buckets(regret, strat_sum, rows_at, n_act, width, row_of, rnd, chance, own_reach, strat,
                     child_val, val, discount, bucket_sums):
     """Regret and strategy-sum update of a node with shared rows: a row's regret sums the
     counterfactual regrets of the classes (and public nodes) sharing it: value differences
-    weighted by the traverser's chance-only reach."""
+    weighted by the traverser's chance-only reach. (``row_of[rnd, s]``: no view of the shared
+    table.)"""
     for a in range(n_act):
         bucket_sums[:, :width] = 0.0
         for s in range(len(val)):
-            b = bucket_of_round[s]
+            b = row_of[rnd, s]
             bucket_sums[0, b] += chance[s] * (child_val[a, s] - val[s])
             bucket_sums[1, b] += own_reach[s] * strat[a, s]
         base = rows_at + a * width
@@ -375,8 +381,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                     _node_strategy(play, rows_at, n_act, rnd, is_draw, layout, per_bucket, temp, scratch,
                                    strat[depth])
                 else:
-                    rows = play[rows_at:rows_at + n_act * width].reshape((n_act, width))
-                    _regret_match(rows, n_act, is_draw, legal_mask[rnd], strat[depth], temp, scratch)
+                    _regret_match(play, rows_at, width, n_act, is_draw, legal_mask, rnd, strat[depth], temp, scratch)
             # (Best response at the traverser's own nodes needs no strategy.)
             # The seat not acting keeps its reach for every child.
             for s in range(n_states):
@@ -475,18 +480,19 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                                 if not legal[rnd, s, a]:
                                     child_val[depth, a, s] = child_val[vd, vk, s]
                     if not shared_rows:
-                        # 2-D views: flat offsets would turn the loads into gathers.
-                        reg = regret[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
-                        sums = strat_sum[rows_at:rows_at + n_act * n_states].reshape((n_act, n_states))
+                        # Unsigned flat offsets: no wraparound (signed ones make the loads gathers) and
+                        # no views of the storage (a contended reference count per node).
                         for a in range(n_act):
+                            row = np.uint64(rows_at) + np.uint64(a) * np.uint64(n_states)
                             for s in range(n_states):
-                                reg[a, s] = _discounted_regret(reg[a, s], child_val[depth, a, s],
+                                i = row + np.uint64(s)
+                                regret[i] = _discounted_regret(regret[i], child_val[depth, a, s],
                                                                child_val[vd, vk, s], discount)
-                                sums[a, s] = _discounted_sum(
-                                    sums[a, s], discount.sum_weight * reach[depth, traverser, s] * strat[depth, a, s],
+                                strat_sum[i] = _discounted_sum(
+                                    strat_sum[i], discount.sum_weight * reach[depth, traverser, s] * strat[depth, a, s],
                                     discount)
                     else:
-                        _update_buckets(regret, strat_sum, rows_at, n_act, width, layout.row_of[rnd],
+                        _update_buckets(regret, strat_sum, rows_at, n_act, width, layout.row_of, rnd,
                                         chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
                                         child_val[depth], child_val[vd, vk], discount, bucket_sums)
             else:
@@ -567,8 +573,8 @@ def average_slots(slot_round, slot_kind, slot_actions, slot_offset, layout, stra
         rnd = np.int64(slot_round[slot])
         width = layout.row_width[rnd]
         start = slot_offset[slot]
-        rows = strat_sum[start:start + n_act * width].reshape((n_act, width))
-        _regret_match(rows, n_act, slot_kind[slot] == DRAW, layout.legal_mask[rnd], buffer, total, uniform)
+        _regret_match(strat_sum, start, width, n_act, slot_kind[slot] == DRAW, layout.legal_mask, rnd, buffer, total,
+                      uniform)
         for a in range(n_act):
             for b in range(width):
                 out[start - out_start + a * width + b] = buffer[a, b]
@@ -710,8 +716,7 @@ def sampled_walk(traverser, weight, sampling, rng, deal_prob, tree, n_trunk, pha
                     e = rule.slot_offset[key_slot(rule, rnd, phase[node], pot[node] + cur_pot, records[node],
                                                   cur_record)]
                 entry_at[depth] = e
-                rows = regret[e:e + n_act * width].reshape((n_act, width))
-                _regret_match(rows, n_act, is_draw, legal_mask[rnd], per_bucket, temp, scratch)
+                _regret_match(regret, e, width, n_act, is_draw, legal_mask, rnd, per_bucket, temp, scratch)
                 for a in range(n_act):
                     for s in range(n_states):
                         strat[depth, a, s] = per_bucket[a, row_of[rnd, s]]
