@@ -161,8 +161,10 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         if data["regret"].size != engine.regret.size:
             raise CheckpointError(f"{checkpoint_path} does not match this game's tree ({data['regret'].size} "
                                   f"entries, expected {engine.regret.size})")
-        engine.regret[:] = data["regret"]
-        engine.strat_sum[:] = data["strat_sum"]
+        # The engine takes the loaded arrays: copying them into its own would touch a second
+        # copy of the storage (its zeros are never touched, so never resident): the triple-draw
+        # preset's resume peaked at 24 GB and was killed for memory.
+        engine.regret, engine.strat_sum = data.pop("regret"), data.pop("strat_sum")
         engine.iteration = int(data["iteration"])
         spent = float(data["seconds"])
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]

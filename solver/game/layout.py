@@ -186,12 +186,7 @@ class StrategyLayout:
         for r, x in enumerate(levels):
             pot_levels[r, :len(x)] = x
         n_phases = np.array([templates.n_phases(r) for r in range(rounds)], np.int64)
-        sizes = [int(n_pots[r]) * radix ** min(recall, r) * older ** max(r - recall, 0) * int(n_phases[r])
-                 for r in range(rounds)]
-        code_base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        if code_base[-1] > MAX_RULE_CODES:
-            raise LayoutError(f"recall {recall} needs {code_base[-1]:,} history keys, more than "
-                              f"{MAX_RULE_CODES:,}: remember fewer rounds")
+        code_base = np.concatenate([[0], np.cumsum(_checked_code_sizes(templates, recall, older))]).astype(np.int64)
         code_slot = np.full(int(code_base[-1]), -1, np.int64)
         slot_round, slot_seat, slot_kind, slot_actions = [], [], [], []
         h1 = hand + 1
@@ -383,6 +378,18 @@ def _older_modulus(templates: RoundTemplates, recall: int, remember_draws: bool)
     return (templates.config.hand_size + 1) ** 2 if remember_draws and recall < templates.config.draws else 1
 
 
+def _checked_code_sizes(templates: RoundTemplates, recall: int, older: int) -> list[int]:
+    """Codes per round of a recall rule's dense key table; LayoutError (before any key is
+    enumerated) when the table would be too big."""
+    sizes = [len(templates.pot_levels[r]) * templates.record_radix ** min(recall, r) * older ** max(r - recall, 0)
+             * templates.n_phases(r) for r in range(templates.config.rounds)]
+    if sum(sizes) > MAX_RULE_CODES:
+        what = f"recall {recall}" + (" with every draw count" if older > 1 else "")
+        raise LayoutError(f"{what} needs {sum(sizes):,} history keys, more than {MAX_RULE_CODES:,}: remember fewer "
+                          "rounds" + (" or forget older draw counts" if older > 1 else ""))
+    return sizes
+
+
 def _key_digits(records: tuple, kept: int, radix: int, older: int) -> int:
     """The records part of a key (see :class:`RecallRule`), records latest first."""
     digits = sum(rec * radix ** k for k, rec in enumerate(records[:kept]))
@@ -419,6 +426,7 @@ def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws:
     h1 = templates.config.hand_size + 1
     rows = []
     older = _older_modulus(templates, recall, remember_draws)
+    _checked_code_sizes(templates, recall, older)
     for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older))):
         per_key = int(template.n_actions.astype(np.int64).sum())
         if r < templates.config.draws:
