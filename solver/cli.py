@@ -102,7 +102,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         # The checkpoint says which game and algorithm it is, unless the command does.
         if out is None:
             raise CliError("--resume needs --out DIR (the directory of the interrupted run)")
-        saved = load_checkpoint(out / CHECKPOINT_NAME)
+        # (Not its storage: solve() reads that; two copies of a big game's would not fit.)
+        saved = load_checkpoint(out / CHECKPOINT_NAME, storage=False)
         config = saved["config"] if args.preset is None and args.config is None else None
         algorithm = args.algorithm or str(saved["algorithm"])
     config = config or _game_config(args)

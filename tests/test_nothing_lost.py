@@ -213,6 +213,11 @@ def test_1_an_interrupted_cli_run_resumes_to_the_bytes_of_one_go(tmp_path):
     assert proc.returncode == 130 and "Traceback" not in stderr
     assert re.fullmatch(r"badugi solve: interrupted at iteration \d+; checkpoint written to .*--resume\)\n", stderr)
     done = int(load_checkpoint(out / CHECKPOINT_NAME)["iteration"])
+    # What game and algorithm a checkpoint is, read without its storage (the CLI's first look: a
+    # second copy of the triple-draw preset's 9.6 GB would not fit beside the solve's).
+    light = load_checkpoint(out / CHECKPOINT_NAME, storage=False)
+    assert light["regret"] is None and light["strat_sum"] is None and int(light["iteration"]) == done
+    assert light["config"] == load_checkpoint(out / CHECKPOINT_NAME)["config"]
     assert _cli("solve", "--out", str(out), "--resume", "--iterations", str(done + 3), "--quiet",
                 "--no-charts").returncode == 0
     whole = tmp_path / "whole"

@@ -91,16 +91,17 @@ def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | Non
                     raise ValueError(f"{name} has {written} entries, expected {size}")
 
 
-def _read(path: Path, kind: str, versions: tuple[int, ...], mapped: str | None = None) -> dict:
-    """Every array of a file of ``kind`` (``mapped``: that one memory-mapped, read-only), with
-    ``config`` parsed; CheckpointError with a one-line reason otherwise."""
+def _read(path: Path, kind: str, versions: tuple[int, ...], mapped: str | None = None, skip: tuple = ()) -> dict:
+    """Every array of a file of ``kind`` (``mapped``: that one memory-mapped, read-only; ``skip``:
+    those not read, None in the result), with ``config`` parsed; CheckpointError with a one-line
+    reason otherwise."""
     path = Path(path)
     what = kind.split("-")[1]
     if not path.is_file():
         raise CheckpointError(f"no {what} file at {path}")
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files if name != mapped}
+            arrays = {name: None if name in skip else data[name] for name in data.files if name != mapped}
             has_mapped = mapped in data.files
         if has_mapped:
             arrays[mapped] = _memory_map(path, f"{mapped}.npy")
@@ -158,15 +159,18 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
     })
 
 
-def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None) -> dict:
+def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None,
+                    storage: bool = True) -> dict:
     """Read and check a checkpoint; CheckpointError with a one-line reason if unusable.
 
     With ``config`` / ``algorithm``, a checkpoint of another game or algorithm
     is refused (the caller checks its size against the layout). Format 1
     (before the layout was saved) still loads; its ``row_of`` is None (the
-    config's layout).
+    config's layout). ``storage=False`` reads all but the regrets and strategy
+    sums (None): what the game and algorithm are, without gigabytes.
     """
-    data = _read(Path(path), "badugi-checkpoint", (1, CHECKPOINT_VERSION))
+    skip = () if storage else ("regret", "strat_sum")
+    data = _read(Path(path), "badugi-checkpoint", (1, CHECKPOINT_VERSION), skip=skip)
     names = ("regret", "strat_sum", "iteration", "seconds", "convergence", "algorithm")
     for name in names + (("row_of",) if int(data["version"]) >= 2 else ()):
         if name not in data:
@@ -176,12 +180,13 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
         raise CheckpointError(f"{path} is for {data['config'].describe()}, not {config.describe()}")
     if algorithm is not None and str(data["algorithm"]) != algorithm:
         raise CheckpointError(f"{path} was made with {str(data['algorithm'])}, not {algorithm}")
-    if data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32:
-        raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
-    if data["regret"].shape != data["strat_sum"].shape or data["regret"].ndim != 1:
-        raise CheckpointError(f"{path} is damaged: regrets and strategy sums differ in shape")
-    if not (np.all(np.isfinite(data["regret"])) and np.all(np.isfinite(data["strat_sum"]))):
-        raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
+    if storage:
+        if data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32:
+            raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
+        if data["regret"].shape != data["strat_sum"].shape or data["regret"].ndim != 1:
+            raise CheckpointError(f"{path} is damaged: regrets and strategy sums differ in shape")
+        if not (np.all(np.isfinite(data["regret"])) and np.all(np.isfinite(data["strat_sum"]))):
+            raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
     row_of = data["row_of"]
     if row_of is not None and (row_of.ndim != 2 or row_of.shape[0] != data["config"].rounds
                                or not np.issubdtype(row_of.dtype, np.integer)):
