@@ -19,7 +19,7 @@ A walk's subtrees run in parallel. Public nodes share slots across subtrees,
 so the subtrees come in *groups* (those sharing any slot, found once by
 :func:`kernels.cut_groups`), and a thread walks whole groups: threads write
 disjoint storage, and each entry gets its additions in one order whatever the
-number of threads, so results are the same bits on 1 or 16 threads. Strategy
+number of threads, so results are the same bits on any number (tested: 1 and 2). Strategy
 sums are added in place, regrets through one delta array (the walk reads the
 iteration's strategy from the regrets): 12 bytes an entry in all. (Updating
 both seats at once, one thread each, is no faster per iteration and
