@@ -4,7 +4,10 @@
     python scripts/run_matches.py --hands 200000     # quicker, wider intervals
 
 Needs the reference solves in runs/ (``python scripts/make_results.py``):
-runs/single-draw, runs/triple-draw (bucketed) and, if present, runs/double-draw.
+runs/single-draw and, where present, runs/double-draw, runs/triple-draw-cap1 (bucketed,
+cap 1) and runs/triple-draw-cap4 (the real game, in its abstraction). A game whose public
+tree is too big to build (cap-4 triple draw) has no exact value in the model beside its
+matches.
 Solves two small extra single-draw strategies for the resolution matches
 (64 buckets a round; 50 iterations) into runs/ if they are missing.
 
@@ -26,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from solver.arena.match import load_player, model_values, play_match  # noqa: E402
+from solver.arena.match import load_player, match_config, model_values, play_match  # noqa: E402
+from solver.game.plan import plan_solve  # noqa: E402
 
 OUT = ROOT / "results" / "matches"
 RUNS = ROOT / "runs"
@@ -62,7 +66,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     start = time.time()
-    games = [(name, RUNS / name) for name in ("single-draw", "double-draw", "triple-draw-cap1")
+    games = [(name, RUNS / name) for name in ("single-draw", "double-draw", "triple-draw-cap1", "triple-draw-cap4")
              if (RUNS / name / "strategy.npz").is_file()]
     if not any(name == "single-draw" for name, _ in games):
         raise SystemExit("runs/single-draw has no strategy: run python scripts/make_results.py first")
@@ -80,11 +84,12 @@ def main(argv=None) -> int:
     for name, run in games:
         player = load_player(str(run.relative_to(ROOT)))
         # The strategies that are beaten only in the model must be beaten here too.
+        in_model = plan_solve(match_config([player], None)).tree_fits
         if name != "double-draw":
             for baseline in BASELINES:
                 other = load_player(baseline)
                 record("baseline", name, play_match(None, player, other, args.hands, args.seed),
-                       model_values(player, other))
+                       model_values(player, other) if in_model else None)
         self_play = play_match(None, player, player, args.hands, args.seed)
         record("self-play", name, self_play)
         s = summary(run)
@@ -129,14 +134,16 @@ def write_readme(rows, gaps, args, seconds) -> None:
             "checks and calls; `random` picks uniformly among legal actions.", "",
             "## Solved strategies against the baselines", "",
             "The last column is the same pairing's exact value in the solver's model (independent decks), from "
-            "an evaluate walk over value classes (`model_mbb`).", "",
+            "an evaluate walk over value classes (`model_mbb`; none where the game's tree is too big to build).",
+            "",
             "| game | A | B | hands | A's mbb/hand | with the button | in the big blind | in the model |",
             "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         if r["kind"] == "baseline":
             text.append(f"| {r['game']} | `{r['a']}` | {r['b']} | {r['hands']:,} | **{r['mbb']:+.1f} ± {r['ci95']:.1f}** "
                         f"| {r['button_mbb']:+.1f} ± {r['button_ci95']:.1f} "
-                        f"| {r['big_blind_mbb']:+.1f} ± {r['big_blind_ci95']:.1f} | {r['model_mbb']:+.1f} |")
+                        f"| {r['big_blind_mbb']:+.1f} ± {r['big_blind_ci95']:.1f} | "
+                        + ("—" if r["model_mbb"] != r["model_mbb"] else f"{r['model_mbb']:+.1f}") + " |")
     text += ["", "## The model gap", "",
              "The solver's model gives each player a deck of his own; in the real game the cards one player "
              "holds or throws are not in the other's draws. A strategy playing itself shows the button's "

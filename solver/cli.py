@@ -121,14 +121,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "in about a second)")
     result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
                    out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
-    streamed = not result.engine.exact_progress
-    if streamed and not args.no_charts:
-        say("strategy charts need the game's public tree, too big to build here: drawing convergence only")
-    if args.no_charts or streamed:
+    if args.no_charts:
         charts = plot_convergence({algorithm: result.convergence}, out / "convergence",
                                   f"{config.describe()}: convergence")
     else:
-        say("drawing charts (draws, pat/snow/break, betting, EV, convergence)")
+        # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
+        walks = ("" if result.engine.exact_progress else
+                 f": two walks of the whole tree, about {2 * result.engine.plan.certificate_seconds / 180:.0f} min")
+        say(f"drawing charts (draws, pat/snow/break, betting, EV, convergence{walks})")
         charts = write_charts(out)
     x = result.exploitability
     print(f"done ({result.stopped_by}): {result.iterations} iterations in {result.seconds:.1f}s; "

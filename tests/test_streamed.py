@@ -264,3 +264,37 @@ def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
     resumed = solve(config, iterations=80, out_dir=tmp_path / "run", resume=True, streamed=True)
     again = solve(config, iterations=80, out_dir=tmp_path / "again", streamed=True)
     assert resumed.exploitability == again.exploitability
+
+
+def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tmp_path):
+    """A strategy saved without its tree gets its summary (draw, pat/snow/break, betting and EV
+    figures) from streamed evaluate walks: the same figures as the node-by-node summary of the
+    same strategy on its built tree (tiny triple draw: three draws, a recall that forgets)."""
+    from solver.cfr.solve import solve
+    from solver.cli import write_charts
+    from solver.tables.reports import summarise
+    from solver.tables.strategy import load_strategy
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
+    solve(config, iterations=30, out_dir=tmp_path / "run", streamed=True)
+    tree_less = load_strategy(tmp_path / "run")
+    assert tree_less.tree is None
+    built = load_strategy(tmp_path / "run")
+    built.tree = build_tree(config)
+    built.layout = built.layout.materialize(built.tree)
+    ours, theirs = summarise(tree_less), summarise(built)
+    assert ours.group_labels == theirs.group_labels
+    for field in ("draw_reach", "draw_freq", "bet_reach", "bet_freq", "deal_ev"):
+        a, b = getattr(ours, field), getattr(theirs, field)
+        assert sorted(a) == sorted(b) and len(a) > 0, field
+        for key in a:
+            np.testing.assert_allclose(a[key], b[key], rtol=1e-9, atol=1e-12, err_msg=f"{field} {key}")
+    assert sorted(ours.pat_snow_break) == sorted(theirs.pat_snow_break)
+    for key, m in ours.pat_snow_break.items():
+        for name, value in m.items():
+            assert value == pytest.approx(theirs.pat_snow_break[key][name], rel=1e-9, abs=1e-12)
+    # Every round's draws are there, and the charts and CSVs are drawn from them.
+    assert {rnd for _, rnd in ours.draw_freq} == {0, 1, 2}
+    written = {p.name for p in write_charts(tmp_path / "run")}
+    assert {"draws.png", "betting.png", "ev_by_hand.png", "draws.csv", "pat_snow_break.csv"} <= written

@@ -97,13 +97,13 @@ class AbstractEngine(StreamedEngine):
         index[game.cut_nodes] = np.arange(len(game.cut_nodes))
         n_cuts = max(len(game.cut_nodes), 1)
         self.cuts = Cuts(game.cut_nodes, index, np.zeros((n_cuts, 3, n)), np.zeros((n_cuts, n)))
-        self.no_record = Record(np.full(trunk.n_nodes, -1, np.int64), np.zeros((0, 2, n)), np.zeros((0, 2, n)))
+        self.no_record = kernels.no_record(trunk.n_nodes, n)
         self.shape_arrays = tree_arrays(shape)
         self.shape_annotations = (shape.phase.astype(np.int64), shape.pot.astype(np.float64),
                                   shape.records.astype(np.int64))
         self.shape_cuts = Cuts(np.zeros(0, np.int64), np.full(shape.n_nodes, -1, np.int64), np.zeros((1, 3, n)),
                                np.zeros((1, n)))
-        self.shape_record = Record(np.full(shape.n_nodes, -1, np.int64), np.zeros((0, 2, n)), np.zeros((0, 2, n)))
+        self.shape_record = kernels.no_record(shape.n_nodes, n)
         self.rule = self.game_layout.rule.kernel_arrays(self.game_layout.slot_offset)
         self.draws = draw_tables(self.bucket_game, self.config.rounds)
         self.cut_group = kernels.cut_groups(self.shape_arrays, *self.shape_annotations, game.cut_pot,

@@ -77,7 +77,19 @@ DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_pr
 Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weight")
 NO_UPDATE = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # the discount of walks that update nothing
 Cuts = namedtuple("Cuts", "nodes index reach value")
-Record = namedtuple("Record", "index reach value")
+# A record: nodes with ``index >= 0`` get their reach and values; with a non-empty ``summary``
+# (seat, round, kind 0 bet / 1 draw, column, state), an evaluate walk also sums there, at every
+# decision node, the acting seat's reach times the opponent's total reach (column 0) and that
+# times each action's probability (column ``1 + column[child]``): strategy charts of games whose
+# tree is never built. Empty summaries (``no_record``) sum nothing.
+Record = namedtuple("Record", "index reach value summary column")
+
+
+def no_record(n_nodes: int, n_states: int) -> Record:
+    """A record of nothing for a tree of ``n_nodes`` (the same types as a real one: one compiled
+    walk serves both)."""
+    return Record(np.full(n_nodes, -1, np.int64), np.zeros((0, 2, n_states)), np.zeros((0, 2, n_states)),
+                  np.zeros((0, 0, 0, 0, 0)), np.zeros(0, np.int64))
 WorkBuffers = namedtuple("WorkBuffers", "reach child_val strat stack_node stack_next agg temp chance_at chance_level "
                                         "ones per_bucket bucket_sums scratch")
 
@@ -318,6 +330,22 @@ def _update_buckets(regret, strat_sum, rows_at, n_act, width, row_of, rnd, chanc
             strat_sum[base + b] = _discounted_sum(strat_sum[base + b], discount.sum_weight * bucket_sums[1, b], discount)
 
 
+@njit(cache=True)
+def _summarise_node(summary, column, acting, rnd, kind, first, n_act, own, other, strat):
+    """Adds one decision node to an evaluate walk's summary (see ``Record``)."""
+    other_total = 0.0
+    for s in range(len(other)):
+        other_total += other[s]
+    if other_total <= 0.0:
+        return
+    for s in range(len(own)):
+        summary[acting, rnd, kind, 0, s] += own[s] * other_total
+    for a in range(n_act):
+        c = 1 + column[first + a]
+        for s in range(len(own)):
+            summary[acting, rnd, kind, c, s] += own[s] * other_total * strat[a, s]
+
+
 @njit(cache=True, fastmath=True)
 def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, discount, tree, layout, draws,
              play, regret, strat_sum, cuts, work, out_value, record):
@@ -352,6 +380,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     agg, temp, chance_at, chance_level, ones = work.agg, work.temp, work.chance_at, work.chance_level, work.ones
     per_bucket, bucket_sums, scratch = work.per_bucket, work.bucket_sums, work.scratch
     track_chance = shared_rows and policy == UPDATE
+    summarise = policy == EVALUATE and record.summary.shape[0] > 0
     own_slot = child_val.shape[1] - 1
 
     for s in range(n_states):
@@ -389,6 +418,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
             if rec_index[node] >= 0:
                 rec_reach[rec_index[node], 0, :] = reach[depth, 0, :]
                 rec_reach[rec_index[node], 1, :] = reach[depth, 1, :]
+            if summarise and mode != TRUNK:
+                _summarise_node(record.summary, record.column, acting, rnd, 1 if is_draw else 0, first_child[node],
+                                n_act, reach[depth, acting], reach[depth, waiting], strat[depth])
 
         if k < n_act:
             stack_next[depth] = k + 1
@@ -533,7 +565,7 @@ def traverse_all(traverser, policy, discount, deal_prob, tree, layout, draws, pl
     first_mode = FULL if n_cuts == 0 else COLLECT
     traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, discount, tree, layout, draws,
              play, regret, strat_sum, cuts, work, root_value, record)
-    if n_cuts > 0 and n_threads <= 1:
+    if n_cuts > 0 and (n_threads <= 1 or record.summary.shape[0] > 0):  # one summary: one thread
         for c in range(n_cuts):
             traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
                      discount, tree, layout, draws, play, regret, strat_sum, cuts, work, cuts.value[c], record)
@@ -625,7 +657,11 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
     if n_cuts > 0:
         n_chunks = max(1, min(n_cuts, n_threads))
         n_shape = len(shape.kind)
+        # Each chunk sums its own summary; they are added in chunk order after the walks.
+        sums = np.zeros((n_chunks,) + record.summary.shape)
         for chunk in prange(n_chunks):
+            chunk_record = Record(shape_record.index, shape_record.reach, shape_record.value, sums[chunk],
+                                  shape_record.column)
             chunk_work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
             contrib = np.empty((n_shape, 2))
             entry_offset = np.empty(n_shape, np.int64)
@@ -644,7 +680,10 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
                          entry_offset)
                 traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
                          no_update, tree, layout, draws, play, no_storage, no_storage, shape_cuts, chunk_work,
-                         cuts.value[c], shape_record)
+                         cuts.value[c], chunk_record)
+        summary = record.summary
+        for chunk in range(n_chunks):
+            summary += sums[chunk]
         traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, no_update, trunk, trunk_layout,
                  draws, play, no_storage, no_storage, cuts, work, root_value, record)
     total = 0.0

@@ -30,10 +30,21 @@ from ..game.config import GameConfig
 from ..game.layout import LayoutError, StrategyLayout, config_row_maps
 from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.rounds import RoundTemplates
-from ..game.tree import BET, PublicTree, expand_tree
+from ..game.tree import BET, BET_LABELS, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
-from .walker import Exploitability, draw_tables, normalised_slots, read_only, tree_arrays
+from .walker import Exploitability, action_columns, draw_tables, normalised_slots, read_only, tree_arrays
+
+
+class WalkSummary(NamedTuple):
+    """What a summary walk sums (see :meth:`StreamedWalker.summary`)."""
+
+    mass: np.ndarray   # (seat, round, kind 0 bet / 1 draw, column, class): column 0 the reach of
+                       # (seat to act holding the class) times the opponent's total reach, summed
+                       # over decisions; column 1 + a that times the probability of action a
+                       # (f k c b r at bets, cards drawn at draws)
+    root_value: np.ndarray  # (seat, class): the seat's value (BB) by dealt class, deal-weighted
+                            # over the opponent
 
 
 class StreamedSetup(NamedTuple):
@@ -96,29 +107,49 @@ class StreamedWalker:
         trunk = game.trunk
         self.trunk_arrays = tree_arrays(trunk)
         self.trunk_layout = layout.materialize(trunk).kernel_arrays()
+        self.trunk_columns = action_columns(trunk)
         index = np.full(trunk.n_nodes, -1, dtype=np.int64)
         index[game.cut_nodes] = np.arange(len(game.cut_nodes))
         n_cuts = max(len(game.cut_nodes), 1)
         self.cuts = Cuts(game.cut_nodes, index, np.zeros((n_cuts, 3, self.n_states)),
                          np.zeros((n_cuts, self.n_states)))
-        self.no_record = Record(np.full(trunk.n_nodes, -1, np.int64), np.zeros((0, 2, self.n_states)),
-                                np.zeros((0, 2, self.n_states)))
+        self.no_record = kernels.no_record(trunk.n_nodes, self.n_states)
         shape = game.shape if game.shape is not None else trunk  # a no-draw game has no cuts
         self.shape_arrays = tree_arrays(shape)
         self.shape_annotations = (shape.phase.astype(np.int64), shape.pot.astype(np.float64),
                                   shape.records.astype(np.int64))
         self.shape_cuts = Cuts(np.zeros(0, np.int64), np.full(shape.n_nodes, -1, np.int64),
                                np.zeros((1, 3, self.n_states)), np.zeros((1, self.n_states)))
-        self.shape_record = Record(np.full(shape.n_nodes, -1, np.int64), np.zeros((0, 2, self.n_states)),
-                                   np.zeros((0, 2, self.n_states)))
+        self.shape_record = kernels.no_record(shape.n_nodes, self.n_states)
+        self.shape_columns = action_columns(shape)
         self.draws = draw_tables(model, game.config.rounds)
 
-    def walk(self, traverser: int, policy: int, play: np.ndarray) -> float:
+    def walk(self, traverser: int, policy: int, play: np.ndarray, record: Record | None = None,
+             shape_record: Record | None = None) -> float:
         """One walk of the whole tree (``BEST_RESPONSE`` or ``EVALUATE``); the traverser's value."""
         return kernels.traverse_streamed(traverser, policy, self.model.deal_prob, self.trunk_arrays, self.trunk_layout,
                                          self.cuts, self.game.cut_pot, self.game.cut_record, self.shape_arrays,
-                                         *self.shape_annotations, self.shape_cuts, self.shape_record, self.rule,
-                                         self.draws, read_only(play), numba.get_num_threads(), self.no_record)
+                                         *self.shape_annotations, self.shape_cuts, shape_record or self.shape_record,
+                                         self.rule, self.draws, read_only(play), numba.get_num_threads(),
+                                         record or self.no_record)
+
+    def summary(self, play: np.ndarray) -> WalkSummary:
+        """Reach-weighted action sums at every decision of the whole tree and each seat's value by
+        dealt class, both seats playing the strategy in ``play``: two evaluate walks."""
+        config, n = self.game.config, self.n_states
+        columns = 1 + max(len(BET_LABELS), config.hand_size + 1)
+        mass = np.zeros((2, config.rounds, 2, columns, n))
+        root = np.zeros((2, n))
+        for seat in (0, 1):
+            index = np.full(self.game.trunk.n_nodes, -1, np.int64)
+            index[0] = 0
+            # (The sums do not depend on the traverser: the first walk makes them.)
+            summary = mass if seat == 0 else np.zeros((0, 0, 0, 0, 0))
+            record = Record(index, np.zeros((1, 2, n)), np.zeros((1, 2, n)), summary, self.trunk_columns)
+            shape_record = self.shape_record._replace(column=self.shape_columns)
+            self.walk(seat, kernels.EVALUATE, play, record, shape_record)
+            root[seat] = record.value[0, seat]
+        return WalkSummary(mass, root)
 
     def evaluate(self, play: np.ndarray) -> float:
         return self.walk(0, kernels.EVALUATE, play)

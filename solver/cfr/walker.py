@@ -27,7 +27,7 @@ import numpy as np
 from abstractions.transitions import DrawModel
 
 from ..game.layout import StrategyLayout
-from ..game.tree import BET, DRAW, PublicTree
+from ..game.tree import BET, BET_LABELS, DRAW, PublicTree
 from . import kernels
 from .kernels import Cuts, Discount, DrawTables, Record, TreeArrays
 
@@ -65,6 +65,19 @@ def slot_strategy(layout: StrategyLayout, storage: np.ndarray, slot: int) -> np.
     """(actions, classes) the strategy a walk plays at one slot of ``layout``."""
     rows = normalised_slots(layout, storage, slot, slot + 1, np.float64)
     return layout.class_rows(rows, slot, layout.slot_offset[slot])
+
+
+def action_columns(tree: PublicTree) -> np.ndarray:
+    """Each node's action as a column of a walk's summary: a betting action's index in ``f k c
+    b r``, a draw's count of cards (-1 at the root)."""
+    table = np.full(256, -1, np.int64)
+    for i, label in enumerate(BET_LABELS):
+        table[ord(label)] = i
+    for d in range(10):
+        table[ord(str(d))] = d
+    column = table[tree.action]
+    column[tree.parent < 0] = -1
+    return column
 
 
 def tree_arrays(tree: PublicTree) -> TreeArrays:
@@ -178,7 +191,8 @@ class Walker:
         nodes = np.asarray(nodes, dtype=np.int64)
         index = np.full(self.tree.n_nodes, -1, dtype=np.int64)
         index[nodes] = np.arange(len(nodes))
-        return Record(index, np.zeros((len(nodes), 2, self.n_states)), np.zeros((len(nodes), 2, self.n_states)))
+        return kernels.no_record(0, self.n_states)._replace(
+            index=index, reach=np.zeros((len(nodes), 2, self.n_states)), value=np.zeros((len(nodes), 2, self.n_states)))
 
     def threads(self) -> int:
         """Threads for a walk: one for small trees, where starting threads costs more than it saves,

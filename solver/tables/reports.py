@@ -51,6 +51,11 @@ class Summary:
 
 
 def summarise(strategy: Strategy) -> Summary:
+    """The strategy's summary: from its built tree's node statistics, or, for a game whose tree
+    is never built, from two streamed evaluate walks that sum the same masses over every public
+    history (:meth:`solver.cfr.streamed.StreamedWalker.summary`)."""
+    if strategy.tree is None:
+        return _summarise_streamed(strategy)
     tree, deal = strategy.tree, strategy.walker.model.deal_prob
     group_of, labels = class_groups(strategy)
     n_groups = len(labels)
@@ -104,6 +109,43 @@ def summarise(strategy: Strategy) -> Summary:
     for s in (0, 1):
         out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * root_value[s], minlength=n_groups),
                                  out.deal_prob)
+    return out
+
+
+def _summarise_streamed(strategy: Strategy) -> Summary:
+    from ..cfr.streamed import StreamedGame, StreamedWalker
+
+    model = strategy.draw_model
+    walker = StreamedWalker(StreamedGame(strategy.templates), strategy.layout, model)
+    walked = walker.summary(strategy.probabilities)
+    group_of, labels = class_groups(strategy)
+    n_groups, hand = len(labels), strategy.config.hand_size
+    badugi = strategy.evaluator.value_card_count == hand
+    out = Summary(labels)
+
+    def by_group(per_class):  # (columns, classes) -> (groups, columns)
+        return np.stack([np.bincount(group_of, weights=row, minlength=n_groups) for row in per_class], axis=1)
+
+    for seat in (0, 1):
+        for rnd in range(strategy.config.rounds):
+            bet, draw = walked.mass[seat, rnd, 0], walked.mass[seat, rnd, 1]
+            if bet[0].sum() > 0:
+                grouped = by_group(bet[:1 + len(BET_COLUMNS)])
+                out.bet_reach[(seat, rnd)] = grouped[:, 0]
+                out.bet_freq[(seat, rnd)] = _divide(grouped[:, 1:], grouped[:, :1])
+            if draw[0].sum() > 0:
+                grouped = by_group(draw[:hand + 2])
+                out.draw_reach[(seat, rnd)] = grouped[:, 0]
+                out.draw_freq[(seat, rnd)] = _divide(grouped[:, 1:], grouped[:, :1])
+                reach, pat = draw[0].sum(), draw[1].sum()
+                out.pat_snow_break[(seat, rnd)] = {
+                    "reach": reach, "pat": pat / reach, "snow": draw[1][~badugi].sum() / reach,
+                    "break": (draw[0] - draw[1])[badugi].sum() / reach}
+    deal = model.deal_prob
+    out.deal_prob = np.bincount(group_of, weights=deal, minlength=n_groups)
+    for s in (0, 1):
+        out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * walked.root_value[s] * 1000.0,
+                                             minlength=n_groups), out.deal_prob)
     return out
 
 

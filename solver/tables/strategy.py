@@ -89,14 +89,17 @@ class Strategy:
                                   f"classes, the game {self.evaluator.n_values}")
 
     @cached_property
+    def draw_model(self):
+        return get_draw_model(self.config.ranks, self.config.suits, self.config.hand_size)
+
+    @cached_property
     def walker(self) -> Walker:
         """Walks for reach and values (needs the draw model; made on first use)."""
         if self.tree is None:
             raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so there are no "
-                             "strategy tables, reach or charts for it yet; policy() (badugi show --hand) and "
-                             "badugi match read it")
-        model = get_draw_model(self.config.ranks, self.config.suits, self.config.hand_size)
-        return Walker(self.tree, self.layout, model)
+                             "strategy tables or reach by history for it yet; its charts (badugi plot), policy() "
+                             "(badugi show --hand) and badugi match read it")
+        return Walker(self.tree, self.layout, self.draw_model)
 
     @cached_property
     def templates(self) -> RoundTemplates:
