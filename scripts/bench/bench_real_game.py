@@ -12,6 +12,15 @@ iteration, certificate seconds. Recall 2 remembers everything in double draw;
 recall 1 forgets the first round at the last one; ``1d`` (``remember_draws``)
 forgets only its betting, not its draw counts.
 
+``curve``: the abstraction curve of triple draw at cap 4: the ``triple-draw`` preset's
+abstraction scaled (``--scales 0.25 0.5``: buckets 16/16/10/8 and 32/32/20/16, same recall),
+each solved for ``--minutes`` and certified at full resolution; ``--runs DIR`` adds solves
+already made (their ``summary.json``: the preset's own run); ``--plot FILE`` draws
+certified exploitability against memory and against solving time.
+
+    python scripts/bench/bench_real_game.py curve --scales 0.25 0.5 --minutes 30 --runs runs/triple-draw-cap4 \
+        --plot results/triple-draw-cap4/abstraction_curve
+
 ``triple``: the ``triple-draw`` preset: engine set-up, one abstract iteration, the
 abstract best response and the full-resolution certificate of the strategy after
 that iteration (minutes each; about 16 GiB).
@@ -75,6 +84,60 @@ def recall_study(buckets_list, recalls, checkpoints, preset: str = "double-draw"
     return rows
 
 
+def curve(scales, minutes: float, runs=(), preset: str = "triple-draw") -> list[dict]:
+    """Certified exploitability of the preset's abstraction at several sizes (see the docstring)."""
+    from solver.cfr.solve import solve
+    from solver.game.plan import plan_solve
+
+    base = load_preset(preset)
+    rows = []
+    for scale in scales:
+        config = dataclasses.replace(base, buckets=tuple(max(1, round(b * scale)) for b in base.buckets))
+        _say(f"{config.describe()}: solving for {minutes:g} min, then certifying")
+        # Progress checks only at the end: the budget goes to iterations.
+        result = solve(config, time_limit=60.0 * minutes, check_every=10**9, progress=_say)
+        x = result.exploitability
+        rows.append({"game": config.describe(), "buckets": list(config.buckets), "memory_bytes": plan_solve(config).bytes,
+                     "entries": int(result.engine.layout.n_entries), "iterations": result.iterations,
+                     "seconds": result.seconds, "certified_mbb": x.exploitability_mbb,
+                     "abstract_mbb": result.progress.exploitability_mbb, "game_value_mbb": x.game_value_mbb,
+                     "certificate_seconds": result.certificate_seconds, "run": None})
+        _say(json.dumps(rows[-1]))
+        del result
+    for run in runs:
+        s = json.loads((Path(run) / "summary.json").read_text())
+        rows.append({"game": s["game"], "buckets": s["config"]["buckets"], "memory_bytes": s["memory_bytes"],
+                     "entries": None, "iterations": s["iterations"], "seconds": s["seconds"],
+                     "certified_mbb": s["exploitability_mbb"], "abstract_mbb": s.get("abstract_exploitability_mbb"),
+                     "game_value_mbb": s["game_value_mbb"], "certificate_seconds": s.get("certificate_seconds"),
+                     "run": str(run)})
+    return sorted(rows, key=lambda r: r["memory_bytes"])
+
+
+def plot_curve(rows, path: Path) -> list[Path]:
+    """Certified exploitability against memory and against solving time, one point per abstraction."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from solver.tables.charts import save_figure
+
+    fig, (by_memory, by_time) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    for ax, key, scale, xlabel in ((by_memory, "memory_bytes", 2.0**30, "strategy memory (GiB)"),
+                                   (by_time, "seconds", 60.0, "solving time (minutes, 2 threads)")):
+        xs = [r[key] / scale for r in rows]
+        ys = [r["certified_mbb"] for r in rows]
+        ax.plot(xs, ys, marker="o")
+        for x, y, r in zip(xs, ys, rows):
+            ax.annotate("/".join(str(b) for b in r["buckets"]) + f"\n{r['iterations']} its", (x, y),
+                        textcoords="offset points", xytext=(6, 4), fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("certified exploitability (mbb/hand)")
+        ax.grid(True, alpha=0.3)
+    fig.suptitle("Triple draw at cap 4: certified exploitability by abstraction size (buckets per round)")
+    return save_figure(fig, path)
+
+
 def triple() -> dict:
     config = load_preset("triple-draw")
     t0 = time.perf_counter()
@@ -104,7 +167,12 @@ def triple() -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=["recall", "triple", "all"])
+    parser.add_argument("part", choices=["recall", "triple", "curve", "all"])
+    parser.add_argument("--scales", type=float, nargs="+", default=[0.25, 0.5],
+                        help="curve: sizes of the preset's abstraction to solve (bucket counts scaled)")
+    parser.add_argument("--minutes", type=float, default=30.0, help="curve: solving minutes per abstraction")
+    parser.add_argument("--runs", nargs="*", default=[], help="curve: solve directories to add (summary.json)")
+    parser.add_argument("--plot", help="curve: draw the chart to this path (.png and .svg)")
     parser.add_argument("--buckets", type=int, nargs="+", default=[64, 32])
     parser.add_argument("--recalls", nargs="+", default=["2", "1d", "1"],
                         help="recall rules: rounds remembered, 'd' to keep every draw count too (e.g. 1d)")
@@ -118,6 +186,10 @@ def main(argv=None) -> int:
         data["recall"] = recall_study(args.buckets, args.recalls, sorted(args.iterations), args.preset, args.cap)
     if args.part in ("triple", "all"):
         data["triple"] = triple()
+    if args.part == "curve":
+        data["curve"] = curve(args.scales, args.minutes, args.runs)
+        if args.plot:
+            plot_curve(data["curve"], Path(args.plot))
     data["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     if args.json:
         print(json.dumps(data, indent=2))
@@ -126,6 +198,9 @@ def main(argv=None) -> int:
         print(f"{row['game']}, {row['iterations']} its: "
               f"certified {row['certified_mbb']:.1f} mbb/hand (abstract {row['abstract_mbb']:.1f}), "
               f"{row['seconds_per_iteration']:.2f} s/it, certificate {row['certificate_seconds']:.1f} s")
+    for row in data.get("curve", []):
+        print(f"{row['game']}: {row['memory_bytes'] / 2**30:.2f} GiB, {row['iterations']} iterations in "
+              f"{row['seconds'] / 60:.0f} min: certified {row['certified_mbb']:.1f} mbb/hand")
     if "triple" in data:
         t = data["triple"]
         print(f"{t['game']}: {t['entries']:,} entries, set-up {t['setup_seconds']:.0f} s, "
