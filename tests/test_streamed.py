@@ -252,6 +252,7 @@ def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
     summary = __import__("json").loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["exploitability_mbb"] == pytest.approx(result.exploitability.exploitability_mbb)
     assert summary["abstract_exploitability_mbb"] < summary["exploitability_mbb"]
+    assert 50 * 2**20 < summary["peak_rss_bytes"] < 64 * 2**30  # measured (Python, Numba and the solve), in bytes
     strategy = load_strategy(tmp_path / "run")
     assert strategy.tree is None and strategy.layout.rule.recall == 1 and strategy.layout.rule.remembers_draws
     assert strategy.config == config

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import resource
 import signal
 import threading
 import time
@@ -118,6 +119,8 @@ def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
         "private_states": e.n_states,
         "betting_nodes": e.plan.counts.betting_nodes,
         "memory_bytes": e.plan.bytes,
+        # This process's peak resident memory (a resumed run: since its resume).
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "exploitability_measured": "exactly, at full resolution" if e.exact_progress else
         "exactly, at full resolution (the certificate); progress was measured in the abstract game",
         **({} if e.exact_progress else {
