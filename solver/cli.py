@@ -169,6 +169,17 @@ def kernels_cached() -> bool:
         return True
 
 
+def _say_whole_walks(strategy, history: str) -> None:
+    """A first-round decision of a game whose tree is never built takes walks of the whole tree."""
+    if strategy.tree is None and strategy.streamed.needs_whole_walks(history):
+        from .game.plan import plan_solve
+
+        minutes = 2 * plan_solve(strategy.config).certificate_seconds / 180
+        if minutes >= 1:
+            print(f"(a first-round decision: its reach and values take two walks of the whole tree, about "
+                  f"{minutes:.0f} min)", flush=True)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -178,30 +189,29 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     strategy = load_strategy(args.dir)
     decision = strategy.decision(args.history)
-    labels, kind, seat, node = decision.labels, decision.kind, decision.seat, decision.node
+    labels, kind, seat = decision.labels, decision.kind, decision.seat
     names = [action_name(label, kind) for label in labels]
     where = f"{SEAT_NAMES[seat]}'s {'draw' if kind == DRAW else 'betting'} decision"
     print(f"history {args.history!r}: {where} ({strategy.config.describe()})")
     if args.hand:
         value = strategy.hand_class(args.hand)
         print(f"hand {args.hand}: {strategy.evaluator.describe(value)} (class {value})")
-        if strategy.tree is not None:
-            reach = strategy.reach(args.history, args.hand)
-            if reach >= NEGLIGIBLE_REACH:
-                print(f"reach: {reach:.3g} (hands holding this class here, both seats playing the strategy)")
-            else:
-                never = "never gets here" if reach == 0 else "practically never gets here (under once in a billion hands)"
-                print(f"reach: {reach:.3g}: with this hand the strategy {never}; the probabilities below are "
-                      "what it would play, hardly tested by the solve")
+        _say_whole_walks(strategy, args.history)
+        reach = strategy.reach(args.history, args.hand)
+        if reach >= NEGLIGIBLE_REACH:
+            print(f"reach: {reach:.3g} (hands holding this class here, both seats playing the strategy)")
         else:
-            print("reach: not measured (this game's tree is too big to build for exact walks)")
+            never = "never gets here" if reach == 0 else "practically never gets here (under once in a billion hands)"
+            print(f"reach: {reach:.3g}: with this hand the strategy {never}; the probabilities below are "
+                  "what it would play, hardly tested by the solve")
         for label, p in strategy.policy(args.history, args.hand).items():
             print(f"  {action_name(label, kind):<10} {100 * p:6.2f}%")
         return 0
-    batch = next(strategy.stats([node]))
+    _say_whole_walks(strategy, args.history)
+    batch = strategy.history_stats(args.history)
     reach = batch.reach_of(0, seat)
     value = batch.ev_mbb(0, seat)
-    probs = strategy.strategy_at(node)
+    probs = strategy.decision_strategy(decision)
     group_of, group_labels = class_groups(strategy)
     print(f"reached in {100 * reach.sum():.3f}% of hands; frequencies and EV weighted by reach; "
           f"hands reached under 1e-6 left out (--all shows them)")

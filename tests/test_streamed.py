@@ -258,7 +258,7 @@ def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
     assert strategy.config == config
     policy = strategy.policy("ck/21/", "As2h")
     assert set(policy) <= {"k", "b"} and sum(policy.values()) == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="too big to build, so there are no strategy tables"):
+    with pytest.raises(ValueError, match="too big to build, so there is no strategy table"):
         next(strategy.stats())
     match = play_match(None, str(tmp_path / "run"), "random", hands=20_000, seed=2)
     assert match.mbb - match.ci95 > 0
@@ -267,24 +267,34 @@ def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
     assert resumed.exploitability == again.exploitability
 
 
-def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tmp_path):
-    """A strategy saved without its tree gets its summary (draw, pat/snow/break, betting and EV
-    figures) from streamed evaluate walks: the same figures as the node-by-node summary of the
-    same strategy on its built tree (tiny triple draw: three draws, a recall that forgets)."""
+@pytest.fixture(scope="module")
+def tree_less(tmp_path_factory):
+    """A tiny triple draw (three draws, a recall that forgets) solved without building its tree,
+    loaded twice: as saved (no tree), and with its tree built and its layout on it."""
     from solver.cfr.solve import solve
-    from solver.cli import write_charts
-    from solver.tables.reports import summarise
     from solver.tables.strategy import load_strategy
 
     config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
                                  buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
-    solve(config, iterations=30, out_dir=tmp_path / "run", streamed=True)
-    tree_less = load_strategy(tmp_path / "run")
-    assert tree_less.tree is None
-    built = load_strategy(tmp_path / "run")
+    run = tmp_path_factory.mktemp("tree-less") / "run"
+    solve(config, iterations=30, out_dir=run, streamed=True)
+    saved = load_strategy(run)
+    assert saved.tree is None
+    built = load_strategy(run)
     built.tree = build_tree(config)
     built.layout = built.layout.materialize(built.tree)
-    ours, theirs = summarise(tree_less), summarise(built)
+    return run, saved, built
+
+
+def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tree_less):
+    """A strategy saved without its tree gets its summary (draw, pat/snow/break, betting and EV
+    figures) from streamed evaluate walks: the same figures as the node-by-node summary of the
+    same strategy on its built tree."""
+    from solver.cli import write_charts
+    from solver.tables.reports import summarise
+
+    run, saved, built = tree_less
+    ours, theirs = summarise(saved), summarise(built)
     assert ours.group_labels == theirs.group_labels
     for field in ("draw_reach", "draw_freq", "bet_reach", "bet_freq", "deal_ev"):
         a, b = getattr(ours, field), getattr(theirs, field)
@@ -297,5 +307,33 @@ def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tmp_path):
             assert value == pytest.approx(theirs.pat_snow_break[key][name], rel=1e-9, abs=1e-12)
     # Every round's draws are there, and the charts and CSVs are drawn from them.
     assert {rnd for _, rnd in ours.draw_freq} == {0, 1, 2}
-    written = {p.name for p in write_charts(tmp_path / "run")}
+    written = {p.name for p in write_charts(run)}
     assert {"draws.png", "betting.png", "ev_by_hand.png", "draws.csv", "pat_snow_break.csv"} <= written
+
+
+@pytest.mark.parametrize("history", ["", "c", "ck/", "ck/1", "ck/21/", "ck/21/b", "ck/21/kk/00/", "ck/21/kk/00/bc/1"])
+def test_reach_and_values_of_one_history_without_the_tree(tree_less, history):
+    """``badugi show --history`` of a tree-less strategy: both seats' reach and values at one
+    history, from walks of the subtree below its first round (the whole tree in the first
+    round), equal those of the built tree's walks."""
+    _, saved, built = tree_less
+    ours, theirs = saved.history_stats(history), built.history_stats(history)
+    np.testing.assert_allclose(ours.reach, theirs.reach, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ours.value, theirs.value, rtol=1e-9, atol=1e-12)
+    assert ours.reach[0].sum() > 0
+    decision = saved.decision(history)
+    np.testing.assert_allclose(saved.decision_strategy(decision), built.decision_strategy(built.decision(history)))
+    assert saved.streamed.needs_whole_walks(history) == (history.count("/") < 2)
+
+
+def test_show_a_tree_less_strategy(tree_less, capsys):
+    from solver.cli import main
+
+    run = tree_less[0]
+    assert main(["show", str(run), "--history", "ck/21/b"]) == 0
+    table = capsys.readouterr().out
+    assert "reached in" in table and "EV mbb" in table and "raise" in table
+    assert main(["show", str(run), "--history", "ck/21/b", "--hand", "As2h"]) == 0
+    assert "reach: " in capsys.readouterr().out
+    assert main(["export", str(run), "--format", "csv"]) == 2
+    assert "no strategy table by history" in capsys.readouterr().err

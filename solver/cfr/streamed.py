@@ -33,7 +33,7 @@ from ..game.rounds import RoundTemplates
 from ..game.tree import BET, BET_LABELS, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
-from .walker import Exploitability, action_columns, draw_tables, normalised_slots, read_only, tree_arrays
+from .walker import NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, normalised_slots, read_only, tree_arrays
 
 
 class WalkSummary(NamedTuple):
@@ -132,6 +132,64 @@ class StreamedWalker:
                                          *self.shape_annotations, self.shape_cuts, shape_record or self.shape_record,
                                          self.rule, self.draws, read_only(play), numba.get_num_threads(),
                                          record or self.no_record)
+
+    def locate(self, history: str) -> tuple[int, int]:
+        """``(cut, node)``: a valid history's node in the trunk (cut -1) or in the shape below cut
+        ``cut`` (a second-round start is the shape's root)."""
+        trunk, shape = self.game.trunk, self.game.shape
+        cut, node = -1, 0
+        for char in history.replace("/", ""):
+            if cut < 0 and self.cuts.index[node] >= 0:
+                cut, node = int(self.cuts.index[node]), 0
+            tree = trunk if cut < 0 else shape
+            node = next(c for c in tree.children(node) if chr(tree.action[c]) == char)
+        if cut < 0 and self.cuts.index[node] >= 0:
+            cut, node = int(self.cuts.index[node]), 0
+        return cut, node
+
+    def history_stats(self, play: np.ndarray, history: str) -> NodeStats:
+        """Both seats' reach and values at one valid history, both playing the strategy in
+        ``play``. Below the first round: a walk of the first round for the reach at its subtree,
+        then two walks of that subtree (seconds); in the first round: two walks of the whole
+        tree (minutes for big games: see :attr:`needs_whole_walks`)."""
+        n = self.n_states
+        cut, node = self.locate(history)
+        deal = self.model.deal_prob
+        if cut < 0:
+            index = np.full(self.game.trunk.n_nodes, -1, np.int64)
+            index[node] = 0
+            record = self.no_record._replace(index=index, reach=np.zeros((1, 2, n)), value=np.zeros((1, 2, n)))
+            for seat in (0, 1):
+                self.walk(seat, kernels.EVALUATE, play, record)
+            return NodeStats(np.array([node]), record.reach, record.value)
+        shape = self.game.shape
+        play = read_only(play)
+        max_width = int(self.trunk_layout.row_width.max())
+        work = kernels.make_work(max(self.trunk_arrays.max_depth, self.shape_arrays.max_depth),
+                                 max(self.trunk_arrays.n_actions_max, self.shape_arrays.n_actions_max), n,
+                                 len(self.draws.set_size), max_width)
+        out = np.zeros(n)
+        kernels.traverse(0, deal, deal, deal, 0, kernels.EVALUATE, kernels.COLLECT, kernels.NO_UPDATE,
+                         self.trunk_arrays, self.trunk_layout, self.draws, play, NO_STORAGE, NO_STORAGE, self.cuts,
+                         work, out, self.no_record)
+        contrib, entry_offset = np.empty((shape.n_nodes, 2)), np.empty(shape.n_nodes, np.int64)
+        kernels.fill_cut(self.shape_arrays, *self.shape_annotations, self.game.cut_pot[cut], self.game.cut_record[cut],
+                         self.rule, contrib, entry_offset)
+        tree = self.shape_arrays._replace(contrib=contrib)
+        layout = self.trunk_layout._replace(entry_offset=entry_offset)
+        index = np.full(shape.n_nodes, -1, np.int64)
+        index[node] = 0
+        record = self.shape_record._replace(index=index, reach=np.zeros((1, 2, n)), value=np.zeros((1, 2, n)))
+        reach = self.cuts.reach[cut].copy()
+        for seat in (0, 1):
+            kernels.traverse(0, reach[0], reach[1], reach[2], seat, kernels.EVALUATE, kernels.FULL, kernels.NO_UPDATE,
+                             tree, layout, self.draws, play, NO_STORAGE, NO_STORAGE, self.shape_cuts, work, out, record)
+        return NodeStats(np.array([node]), record.reach, record.value)
+
+    def needs_whole_walks(self, history: str) -> bool:
+        """Whether :meth:`history_stats` at this history walks the whole tree (a first-round
+        decision)."""
+        return self.locate(history)[0] < 0
 
     def summary(self, play: np.ndarray) -> WalkSummary:
         """Reach-weighted action sums at every decision of the whole tree and each seat's value by

@@ -113,11 +113,8 @@ def summarise(strategy: Strategy) -> Summary:
 
 
 def _summarise_streamed(strategy: Strategy) -> Summary:
-    from ..cfr.streamed import StreamedGame, StreamedWalker
-
     model = strategy.draw_model
-    walker = StreamedWalker(StreamedGame(strategy.templates), strategy.layout, model)
-    walked = walker.summary(strategy.probabilities)
+    walked = strategy.streamed.summary(strategy.probabilities)
     group_of, labels = class_groups(strategy)
     n_groups, hand = len(labels), strategy.config.hand_size
     badugi = strategy.evaluator.value_card_count == hand

@@ -96,9 +96,9 @@ class Strategy:
     def walker(self) -> Walker:
         """Walks for reach and values (needs the draw model; made on first use)."""
         if self.tree is None:
-            raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so there are no "
-                             "strategy tables or reach by history for it yet; its charts (badugi plot), policy() "
-                             "(badugi show --hand) and badugi match read it")
+            raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so there is no "
+                             "strategy table by history for it; history_stats() (badugi show --history), its "
+                             "charts (badugi plot), policy() and badugi match read it")
         return Walker(self.tree, self.layout, self.draw_model)
 
     @cached_property
@@ -157,10 +157,30 @@ class Strategy:
         player to act holds it and both seats' earlier actions lead to this history (the
         policy of a hand with reach 0 was never tested by the solve)."""
         decision = self.decision(history)
-        if decision.node < 0:
-            raise ValueError("reach needs the game's tree; this strategy's game is too big to build it")
         value = self.hand_class(cards)
-        return float(next(self.stats([decision.node])).reach_of(0, decision.seat)[value])
+        return float(self.history_stats(history).reach_of(0, decision.seat)[value])
+
+    def history_stats(self, history: str) -> NodeStats:
+        """Both seats' reach and values at one decision (a batch of one): from the built tree's
+        walks, or, for a game whose tree is never built, from streamed walks of the subtree
+        below the history's first round (whole-tree walks for a first-round decision)."""
+        decision = self.decision(history)
+        if decision.node >= 0:
+            return next(self.stats([decision.node]))
+        return self.streamed.history_stats(self.probabilities, history)
+
+    def decision_strategy(self, decision: Decision) -> np.ndarray:
+        """(n_actions, n_states) probabilities at a decision, as the walks play them."""
+        if decision.node >= 0:
+            return self.strategy_at(decision.node)
+        return slot_strategy(self.layout, self.probabilities, decision.slot)
+
+    @cached_property
+    def streamed(self):
+        """Walks of a game whose tree is never built (made on first use)."""
+        from ..cfr.streamed import StreamedGame, StreamedWalker
+
+        return StreamedWalker(StreamedGame(self.templates), self.layout, self.draw_model)
 
     # -- reach and values --------------------------------------------------
     def stats(self, nodes=None) -> Iterator[NodeStats]:
@@ -171,6 +191,10 @@ class Strategy:
     def rows(self, rounds=None, prefix: str | None = None, min_reach: float = 0.0,
              kinds=None) -> Iterator[dict]:
         """Table rows (see the module docstring), streamed one subtree at a time."""
+        if self.tree is None:
+            raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so there is no "
+                             "strategy table by history for it; badugi show --history reads one history, badugi plot "
+                             "draws its charts")
         tree = self.tree
         nodes = np.nonzero(tree.kind <= DRAW)[0]
         if rounds is not None:
