@@ -116,6 +116,47 @@ def rerun_rows() -> list[str]:
             "| figure | previous run | latest run | latest / previous |", "|---|---:|---:|---:|", *rows, ""]
 
 
+def cap4_rows() -> list[str]:
+    """The triple-draw preset's solve (its segments' logs and summary: ``cap4.json``, from
+    ``run_log.py``) and the abstraction curve (``curve.json``)."""
+    out = []
+    run = load("cap4")
+    if run and run.get("summary"):
+        s = run["summary"]
+        out += ["## Triple draw at cap 4: the preset's solve and its certificate", "",
+                f"`{run['command']}` ({run.get('date', '')}), over the logs of `badugi solve --preset triple-draw "
+                "--out runs/triple-draw-cap4 --time-limit 9000 --check-every 10` run under `/usr/bin/time -v` and "
+                "resumed with `--resume` after each stop (2 threads, this project's machine).", "",
+                f"{s['game']}: {s['iterations']} iterations in {s['seconds'] / 60:.0f} minutes of solving "
+                f"({s['threads']} threads); planned memory {s['memory_bytes'] / 2**30:.1f} GiB. The certificate "
+                f"(exact best responses at full resolution and the game value: three walks of the 242-million-node "
+                f"tree) took {s['certificate_seconds'] / 60:.1f} minutes: exploitability "
+                f"**{s['exploitability_mbb']:.1f} mbb/hand** (best responses: {s['br_button_mbb']:+.1f} against the "
+                f"big blind's strategy, {s['br_big_blind_mbb']:+.1f} against the button's), button's value "
+                f"{s['game_value_mbb']:+.1f} mbb/hand; in the abstract game "
+                f"{s['abstract_exploitability_mbb']:.1f} mbb/hand.", "",
+                "| segment (log) | iterations | wall seconds | peak resident | how it ended |", "|---|---|---:|---:|---|"]
+        for g in run["segments"]:
+            peak = f"{g['peak_rss_bytes'] / 2**30:.1f} GiB" if g["peak_rss_bytes"] else "—"
+            out.append(f"| {g['log']} | {g['from_iteration']}–{g['to_iteration'] if g['to_iteration'] is not None else '?'} "
+                       f"| {fmt(g['wall_seconds'], 0)} | {peak} | {g['ended']} |")
+        out.append("")
+    curve = load("curve")
+    if curve and curve.get("curve"):
+        out += ["## The abstraction curve: triple draw at cap 4", "",
+                f"`{curve['command']}` ({curve.get('date', '')}, {curve['threads']} threads): the preset's abstraction "
+                "at several sizes (bucket counts scaled, the same recall), each certified at full resolution; chart "
+                "in `results/triple-draw-cap4/abstraction_curve.png`.", "",
+                "| buckets | strategy memory | iterations | solving minutes | certified mbb/hand | abstract mbb/hand |",
+                "|---|---:|---:|---:|---:|---:|"]
+        for r in curve["curve"]:
+            out.append(f"| {'/'.join(str(b) for b in r['buckets'])} | {r['memory_bytes'] / 2**30:.1f} GiB | "
+                       f"{r['iterations']} | {r['seconds'] / 60:.0f} | {r['certified_mbb']:.1f} | "
+                       f"{fmt(r['abstract_mbb'], 1)} |")
+        out.append("")
+    return out
+
+
 def load(name: str) -> dict | None:
     path = DATA / f"{name}.json"
     return json.loads(path.read_text()) if path.is_file() else None
@@ -314,6 +355,7 @@ def render() -> str:
             out.append(f"| {r['buckets']} | {_rule(str(r['recall']))} | {r['entries']:,} | {r['iterations']} | "
                        f"{r['certified_mbb']:.1f} | {r['abstract_mbb']:.1f} | {r['seconds_per_iteration']:.2f} |")
         out.append("")
+    out += cap4_rows()
     out += rerun_rows()
     notes = ROOT / "scripts" / "bench" / "NOTES.md"
     if notes.is_file():
