@@ -10,7 +10,8 @@ Solves run in runs/ (large files stay there: checkpoints, strategy.npz); results
 receives summary.json, convergence.csv, charts (PNG, SVG) and draws.csv for each
 game, and results/README.md is written from those files' numbers. The
 double-draw solve resumes from its checkpoint, so the budget can be spread
-over several runs. Triple draw is the bucketed preset (``triple-draw-bucketed``:
+over several runs; a run that already met its time limit or target is only
+published again. Triple draw is the bucketed preset (``triple-draw-bucketed``:
 cap 1, 256 buckets a round), solved for 50 minutes by default and resumable
 the same way. The real game, triple draw at cap 4 (preset ``triple-draw``: an
 abstraction, certified at full resolution), is solved for 150 minutes in all
@@ -42,11 +43,25 @@ def badugi(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "solver.cli", *args], check=True, cwd=ROOT)
 
 
+def finished(run_dir: Path, stop: list[str]) -> bool:
+    """Whether a run's last solve already met its time limit or target (resuming it would only
+    measure it again: minutes to hours for the big games)."""
+    path = run_dir / "summary.json"
+    if not path.is_file() or not (run_dir / "strategy.npz").is_file():
+        return False
+    summary = json.loads(path.read_text())
+    rules = dict(zip(stop[::2], stop[1::2]))
+    limit, target = rules.get("--time-limit"), rules.get("--target-exploitability")
+    return ((limit is not None and summary["seconds"] >= 0.99 * float(limit))
+            or (target is not None and summary["exploitability_mbb"] <= float(target)))
+
+
 def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) -> bool:
     """Solve (resuming), plot, copy the small files; False if there is nothing to publish."""
     resume = ["--resume"] if (run_dir / "checkpoint.npz").is_file() else []
-    if stop:
-        badugi("solve", "--preset", preset, "--out", str(run_dir), "--no-charts", *resume, *stop)
+    if stop and not finished(run_dir, stop):
+        extra = ["--check-every", "10"] if preset == "triple-draw" else []  # each check is minutes there
+        badugi("solve", "--preset", preset, "--out", str(run_dir), "--no-charts", *resume, *stop, *extra)
     if not (run_dir / "strategy.npz").is_file():
         return False
     badugi("plot", str(run_dir))
@@ -182,7 +197,7 @@ def main(argv=None) -> int:
         if args.triple_minutes > 0 else []
     if solve_and_publish("triple-draw-bucketed", ROOT / "runs" / "triple-draw-cap1", triple_stop, "triple-draw-cap1"):
         games.append("triple-draw-cap1")
-    cap4_stop = ["--time-limit", str(args.cap4_minutes * 60), "--check-every", "10"] if args.cap4_minutes > 0 else []
+    cap4_stop = ["--time-limit", str(args.cap4_minutes * 60)] if args.cap4_minutes > 0 else []
     if solve_and_publish("triple-draw", ROOT / "runs" / "triple-draw-cap4", cap4_stop, "triple-draw-cap4"):
         games.append("triple-draw-cap4")
     write_readme(games, time.time() - start)

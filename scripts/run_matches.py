@@ -48,7 +48,7 @@ def solve_extra(name: str) -> Path:
     args = list(EXTRA[name])
     if "{config}" in args:
         config = RUNS / f"{name}.toml"
-        text = (ROOT / "solver" / "presets" / "single-draw.toml").read_text()
+        text = (ROOT / "solver" / "game" / "presets" / "single-draw.toml").read_text()
         config.write_text(text + "buckets = [64, 64]\n")
         args[args.index("{config}")] = str(config)
     subprocess.run([sys.executable, "-m", "solver.cli", "solve", *args, "--out", str(run), "--no-charts", "--quiet"],

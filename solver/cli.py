@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import itertools
 import json
 import signal
@@ -121,17 +122,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "in about a second)")
     result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
                    out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
+    x, stopped_by, done, seconds = result.exploitability, result.stopped_by, result.iterations, result.seconds
+    convergence, streamed = result.convergence, not result.engine.exact_progress
+    del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
+    gc.collect()
     if args.no_charts:
-        charts = plot_convergence({algorithm: result.convergence}, out / "convergence",
-                                  f"{config.describe()}: convergence")
+        charts = plot_convergence({algorithm: convergence}, out / "convergence", f"{config.describe()}: convergence")
     else:
         # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
-        walks = ("" if result.engine.exact_progress else
-                 f": two walks of the whole tree, about {2 * result.engine.plan.certificate_seconds / 180:.0f} min")
+        walks = f": two walks of the whole tree, {_whole_walks_minutes(config)}" if streamed else ""
         say(f"drawing charts (draws, pat/snow/break, betting, EV, convergence{walks})")
         charts = write_charts(out)
-    x = result.exploitability
-    print(f"done ({result.stopped_by}): {result.iterations} iterations in {result.seconds:.1f}s; "
+    print(f"done ({stopped_by}): {done} iterations in {seconds:.1f}s; "
           f"exploitability {x.exploitability_mbb:.4f} mbb/hand; "
           f"button's game value {x.game_value_mbb:.3f} mbb/hand")
     print(f"results in {out}/: summary.json, convergence.csv, strategy.npz, checkpoint.npz, "
@@ -169,15 +171,19 @@ def kernels_cached() -> bool:
         return True
 
 
+def _whole_walks_minutes(config) -> str:
+    """How long two evaluate walks of a streamed game's whole tree take: about its certificate
+    (two best responses and one evaluate walk)."""
+    from .game.plan import plan_solve
+
+    return f"about {max(plan_solve(config).certificate_seconds / 60, 1):.0f} min"
+
+
 def _say_whole_walks(strategy, history: str) -> None:
     """A first-round decision of a game whose tree is never built takes walks of the whole tree."""
     if strategy.tree is None and strategy.streamed.needs_whole_walks(history):
-        from .game.plan import plan_solve
-
-        minutes = 2 * plan_solve(strategy.config).certificate_seconds / 180
-        if minutes >= 1:
-            print(f"(a first-round decision: its reach and values take two walks of the whole tree, about "
-                  f"{minutes:.0f} min)", flush=True)
+        print(f"(a first-round decision: its reach and values take two walks of the whole tree, "
+              f"{_whole_walks_minutes(strategy.config)})", flush=True)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -427,7 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: adaptive, about a tenth of the run time)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
-                   "seconds for single draw, a minute or two for double draw)")
+                   "seconds for single draw, a minute or two for double draw, about the certificate's time "
+                   "for a game whose tree is never built)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("show", help="a solved strategy at one decision point",

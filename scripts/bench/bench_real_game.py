@@ -94,7 +94,8 @@ def curve(scales, minutes: float, runs=(), preset: str = "triple-draw") -> list[
     for scale in scales:
         config = dataclasses.replace(base, buckets=tuple(max(1, round(b * scale)) for b in base.buckets))
         _say(f"{config.describe()}: solving for {minutes:g} min, then certifying")
-        # Progress checks only at the end: the budget goes to iterations.
+        # One progress check after the first iteration (solve() always makes it) and one at the end:
+        # the budget goes to iterations.
         result = solve(config, time_limit=60.0 * minutes, check_every=10**9, progress=_say)
         x = result.exploitability
         rows.append({"game": config.describe(), "buckets": list(config.buckets), "memory_bytes": plan_solve(config).bytes,
@@ -181,7 +182,9 @@ def main(argv=None) -> int:
     parser.add_argument("--cap", type=int, help="its cap instead of the preset's")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    data = {"threads": numba.get_num_threads(), "date": time.strftime("%Y-%m-%d")}
+    data = {"threads": numba.get_num_threads(), "date": time.strftime("%Y-%m-%d"),
+            "command": "python scripts/bench/bench_real_game.py " + " ".join(a for a in (argv or sys.argv[1:])
+                                                                             if a != "--json")}
     if args.part in ("recall", "all"):
         data["recall"] = recall_study(args.buckets, args.recalls, sorted(args.iterations), args.preset, args.cap)
     if args.part in ("triple", "all"):

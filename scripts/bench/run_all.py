@@ -124,7 +124,7 @@ def cap4_rows() -> list[str]:
     if run and run.get("summary"):
         s = run["summary"]
         out += ["## Triple draw at cap 4: the preset's solve and its certificate", "",
-                f"`{run['command']}` ({run.get('date', '')}), over the logs of `badugi solve --preset triple-draw "
+                f"`{run.get('command', 'python scripts/bench/run_log.py')}` ({run.get('date', '')}), over the logs of `badugi solve --preset triple-draw "
                 "--out runs/triple-draw-cap4 --time-limit 9000 --check-every 10` run under `/usr/bin/time -v` and "
                 "resumed with `--resume` after each stop (2 threads, this project's machine).", "",
                 f"{s['game']}: {s['iterations']} iterations in {s['seconds'] / 60:.0f} minutes of solving "
@@ -144,7 +144,8 @@ def cap4_rows() -> list[str]:
     curve = load("curve")
     if curve and curve.get("curve"):
         out += ["## The abstraction curve: triple draw at cap 4", "",
-                f"`{curve['command']}` ({curve.get('date', '')}, {curve['threads']} threads): the preset's abstraction "
+                f"`{curve.get('command', 'python scripts/bench/bench_real_game.py curve')}` ({curve.get('date', '')}, "
+                f"{curve['threads']} threads): the preset's abstraction "
                 "at several sizes (bucket counts scaled, the same recall), each certified at full resolution; chart "
                 "in `results/triple-draw-cap4/abstraction_curve.png`.", "",
                 "| buckets | strategy memory | iterations | solving minutes | certified mbb/hand | abstract mbb/hand |",

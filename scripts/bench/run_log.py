@@ -16,6 +16,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from pathlib import Path
 
 
@@ -50,7 +51,8 @@ def main(argv=None) -> int:
     parser.add_argument("--summary", help="the run's summary.json")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    data = {"segments": [segment(Path(p)) for p in args.logs]}
+    data = {"command": "python scripts/bench/run_log.py " + " ".join(a for a in (argv or sys.argv[1:]) if a != "--json"),
+            "date": time.strftime("%Y-%m-%d"), "segments": [segment(Path(p)) for p in args.logs]}
     if args.summary:
         s = json.loads(Path(args.summary).read_text())
         data["summary"] = {k: s.get(k) for k in ("game", "iterations", "seconds", "exploitability_mbb",

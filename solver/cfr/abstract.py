@@ -42,7 +42,7 @@ from ..game.layout import LayoutError, StrategyLayout
 from ..game.plan import SolvePlan
 from . import kernels
 from .engine import Schedule, discounted_update
-from .kernels import Cuts, Record
+from .kernels import Cuts
 from .streamed import StreamedEngine, StreamedWalker, streamed_setup
 from .walker import Exploitability, draw_tables, read_only, tree_arrays
 

@@ -17,6 +17,7 @@ import json
 import math
 import resource
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -120,7 +121,7 @@ def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
         "betting_nodes": e.plan.counts.betting_nodes,
         "memory_bytes": e.plan.bytes,
         # This process's peak resident memory (a resumed run: since its resume).
-        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024),
         "exploitability_measured": "exactly, at full resolution" if e.exact_progress else
         "exactly, at full resolution (the certificate); progress was measured in the abstract game",
         **({} if e.exact_progress else {

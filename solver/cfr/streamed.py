@@ -126,7 +126,10 @@ class StreamedWalker:
 
     def walk(self, traverser: int, policy: int, play: np.ndarray, record: Record | None = None,
              shape_record: Record | None = None) -> float:
-        """One walk of the whole tree (``BEST_RESPONSE`` or ``EVALUATE``); the traverser's value."""
+        """One walk of the whole tree (``BEST_RESPONSE`` or ``EVALUATE``); the traverser's value.
+        ``record``: trunk nodes to record, and a summary to sum (see ``kernels.Record``);
+        ``shape_record``: the shape's action columns for a summary; its nodes are every cut's, so
+        it must record none (index -1 throughout)."""
         return kernels.traverse_streamed(traverser, policy, self.model.deal_prob, self.trunk_arrays, self.trunk_layout,
                                          self.cuts, self.game.cut_pot, self.game.cut_record, self.shape_arrays,
                                          *self.shape_annotations, self.shape_cuts, shape_record or self.shape_record,
