@@ -1,10 +1,10 @@
 """Regenerate results/: reference solves, their charts, compact CSVs and results/README.md.
 
-    python scripts/make_results.py                         # single draw, and double draw for 60 minutes
-    python scripts/make_results.py --double-minutes 0      # single draw; double draw only if already solved
-    python scripts/make_results.py --double-minutes 120    # resume the double-draw solve for longer
-    python scripts/make_results.py --triple-minutes 0      # publish the bucketed triple-draw solve as it is
+    python scripts/make_results.py      # everything: single draw; double draw 60 min; triple draw cap 1 50 min, cap 4 150 min
+    python scripts/make_results.py --games double-draw --double-minutes 120    # resume the double-draw solve for longer
+    python scripts/make_results.py --games triple-draw-cap1 --triple-minutes 0  # publish the cap-1 triple-draw solve as it is
     python scripts/make_results.py --double-minutes 0 --triple-minutes 0 --cap4-minutes 0   # publish what is solved
+    python scripts/make_results.py --games triple-draw-cap4 --cap4-minutes 0   # publish one game; the rest stays
 
 Solves run in runs/ (large files stay there: checkpoints, strategy.npz); results/
 receives summary.json, convergence.csv, charts (PNG, SVG) and draws.csv for each
@@ -34,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+GAMES = {"single-draw": "single-draw", "double-draw": "double-draw",  # results/ folder (and runs/ folder) -> preset
+         "triple-draw-cap1": "triple-draw-bucketed", "triple-draw-cap4": "triple-draw"}
 COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv"] + [
     f"{name}.{ext}" for name in ("draws", "pat_snow_break", "betting", "ev_by_hand", "convergence")
     for ext in ("png", "svg")]
@@ -183,25 +185,25 @@ def main(argv=None) -> int:
                         help="bucketed triple draw: minutes of solving (0: publish an existing solve only)")
     parser.add_argument("--cap4-minutes", type=float, default=150.0,
                         help="triple draw at cap 4: minutes of solving in all (0: publish an existing solve only)")
+    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES),
+                        help="games to solve and publish (default all); the others' results stay as they are")
     args = parser.parse_args(argv)
     start = time.time()
-    games = []
-    if solve_and_publish("single-draw", ROOT / "runs" / "single-draw",
-                         ["--target-exploitability", str(args.single_target), "--quiet"], "single-draw"):
-        games.append("single-draw")
-    double_stop = ["--time-limit", str(args.double_minutes * 60), "--target-exploitability", "0.1"] \
-        if args.double_minutes > 0 else []
-    if solve_and_publish("double-draw", ROOT / "runs" / "double-draw", double_stop, "double-draw"):
-        games.append("double-draw")
-    triple_stop = ["--time-limit", str(args.triple_minutes * 60), "--target-exploitability", "0.1"] \
-        if args.triple_minutes > 0 else []
-    if solve_and_publish("triple-draw-bucketed", ROOT / "runs" / "triple-draw-cap1", triple_stop, "triple-draw-cap1"):
-        games.append("triple-draw-cap1")
-    cap4_stop = ["--time-limit", str(args.cap4_minutes * 60)] if args.cap4_minutes > 0 else []
-    if solve_and_publish("triple-draw", ROOT / "runs" / "triple-draw-cap4", cap4_stop, "triple-draw-cap4"):
-        games.append("triple-draw-cap4")
+    stops = {
+        "single-draw": ["--target-exploitability", str(args.single_target), "--quiet"],
+        "double-draw": ["--time-limit", str(args.double_minutes * 60), "--target-exploitability", "0.1"]
+        if args.double_minutes > 0 else [],
+        "triple-draw-cap1": ["--time-limit", str(args.triple_minutes * 60), "--target-exploitability", "0.1"]
+        if args.triple_minutes > 0 else [],
+        "triple-draw-cap4": ["--time-limit", str(args.cap4_minutes * 60)] if args.cap4_minutes > 0 else [],
+    }
+    published = [name for name in args.games
+                 if solve_and_publish(GAMES[name], ROOT / "runs" / name, stops[name], name)]
+    # The README describes every game published in results/, this run's or an earlier one's.
+    games = [name for name in GAMES if (ROOT / "results" / name / "summary.json").is_file()]
     write_readme(games, time.time() - start)
-    print(f"results/ regenerated in {time.time() - start:.0f} s: {', '.join(games)}")
+    print(f"results/ regenerated in {time.time() - start:.0f} s: published {', '.join(published) or 'nothing new'}; "
+          f"results/README.md describes {', '.join(games)}")
     return 0
 
 

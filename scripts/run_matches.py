@@ -2,6 +2,7 @@
 
     python scripts/run_matches.py                    # 1,000,000 hands a match, seed 1
     python scripts/run_matches.py --hands 200000     # quicker, wider intervals
+    python scripts/run_matches.py --games single-draw triple-draw-cap4   # these games; the others' rows stay
 
 Needs the reference solves in runs/ (``python scripts/make_results.py``):
 runs/single-draw and, where present, runs/double-draw, runs/triple-draw-cap1 (bucketed,
@@ -35,6 +36,7 @@ from solver.game.plan import plan_solve  # noqa: E402
 OUT = ROOT / "results" / "matches"
 RUNS = ROOT / "runs"
 BASELINES = ("rule", "station", "random")
+GAMES = ("single-draw", "double-draw", "triple-draw-cap1", "triple-draw-cap4")
 EXTRA = {  # name -> solve arguments
     "single-draw-b64": ["--config", "{config}", "--iterations", "1000"],
     "single-draw-50it": ["--preset", "single-draw", "--iterations", "50"],
@@ -56,6 +58,21 @@ def solve_extra(name: str) -> Path:
     return run
 
 
+def _read(path: Path) -> list[dict]:
+    """A CSV of an earlier run, numbers as numbers (empty if none)."""
+    if not path.is_file():
+        return []
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        for key, value in row.items():
+            try:
+                row[key] = int(value) if value.lstrip("-").isdigit() else float(value)
+            except ValueError:
+                pass
+    return rows
+
+
 def summary(run: Path) -> dict:
     return json.loads((run / "summary.json").read_text())
 
@@ -64,13 +81,21 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", nargs="+", choices=GAMES,
+                        help="games to play (default: every one solved in runs/); the others' rows in "
+                             "results/matches/ stay as they are")
     args = parser.parse_args(argv)
     start = time.time()
-    games = [(name, RUNS / name) for name in ("single-draw", "double-draw", "triple-draw-cap1", "triple-draw-cap4")
-             if (RUNS / name / "strategy.npz").is_file()]
-    if not any(name == "single-draw" for name, _ in games):
-        raise SystemExit("runs/single-draw has no strategy: run python scripts/make_results.py first")
-    rows, gaps = [], []
+    names = args.games or [name for name in GAMES if (RUNS / name / "strategy.npz").is_file()]
+    missing = [name for name in names if not (RUNS / name / "strategy.npz").is_file()]
+    if missing or "single-draw" not in names:
+        need = missing or ["single-draw"]
+        raise SystemExit(f"runs/{need[0]} has no strategy: run python scripts/make_results.py first "
+                         "(the resolution matches need runs/single-draw)")
+    games = [(name, RUNS / name) for name in names]
+    # Rows of games not played now are kept (their strategies may be gone from runs/).
+    rows = [r for r in _read(OUT / "matches.csv") if r["game"] not in names]
+    gaps = [g for g in _read(OUT / "model_gap.csv") if Path(g["strategy"]).name not in names]
 
     def record(kind: str, game: str, result, model=None) -> None:
         rows.append({"kind": kind, "game": game, "a": result.player_a, "b": result.player_b,
@@ -104,6 +129,9 @@ def main(argv=None) -> int:
         record("resolution", "single-draw", play_match(None, full, other, args.hands, args.seed),
                model_values(full, other))
 
+    kinds = ("baseline", "self-play", "resolution")
+    rows.sort(key=lambda r: (GAMES.index(r["game"]) if r["game"] in GAMES else len(GAMES), kinds.index(r["kind"])))
+    gaps.sort(key=lambda g: GAMES.index(Path(g["strategy"]).name) if Path(g["strategy"]).name in GAMES else len(GAMES))
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / "matches.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
