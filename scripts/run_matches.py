@@ -151,8 +151,11 @@ def main(argv=None) -> int:
 def write_readme(rows, gaps, args, seconds) -> None:
     extra = {name: summary(RUNS / name) for name in EXTRA}
     text = ["# Matches in real Badugi", "",
-            f"`python scripts/run_matches.py --hands {args.hands} --seed {args.seed}` ({seconds / 60:.1f} minutes "
-            "on this project's 2-core machine, one core playing). Real Badugi: one deck, discards mucked, "
+            f"`python scripts/run_matches.py --hands {args.hands} --seed {args.seed}"
+            + (f" --games {' '.join(args.games)}" if args.games else "")
+            + f"` ({seconds / 60:.1f} minutes on this project's 2-core machine, one core playing"
+            + ("; the other games' rows are from an earlier run of the same command without --games" if args.games else "")
+            + "). Real Badugi: one deck, discards mucked, "
             "replacements from the stub (`solver/arena/simulator.py`). Every match is duplicate: each deal is played "
             "twice with the seats swapped. Figures are player A's, mbb/hand, with 95% intervals "
             "(`matches.csv`).", "",
