@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     for name, run in games:
         player = load_player(str(run.relative_to(ROOT)))
         # The strategies that are beaten only in the model must be beaten here too.
-        in_model = plan_solve(match_config([player], None)).tree_fits
+        in_model = plan_solve(match_config([player], None)).fits  # model_values' walk at full resolution
         if name != "double-draw":
             for baseline in BASELINES:
                 other = load_player(baseline)

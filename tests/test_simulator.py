@@ -185,3 +185,14 @@ def test_model_value_of_a_solved_strategy_is_its_game_value():
     as_button, as_big_blind = model_values(player, player)
     assert as_button == pytest.approx(bucketed.walker.exploitability(probabilities).game_value_mbb, abs=1e-6)
     assert as_big_blind == pytest.approx(-as_button, abs=1e-9)
+
+
+def test_model_values_refuse_a_game_too_big_to_walk_per_class():
+    """Cap-4 triple draw: its tree would build in 14 GiB, but an exact value in the model walks
+    a strategy per (action, value class) of it, 9.7e10 entries: a one-line refusal, not a run
+    that is killed for memory (run_matches.py was, on the triple-draw-cap4 strategy)."""
+    from solver.arena.match import model_values
+    from solver.game.plan import SolveTooLarge
+
+    with pytest.raises(SolveTooLarge, match="strategy per value class on the built tree"):
+        model_values(load_player("rule"), load_player("random"), load_preset("triple-draw"))

@@ -131,8 +131,9 @@ def cap4_rows() -> list[str]:
                 f"({s['threads']} threads); planned memory {s['memory_bytes'] / 2**30:.1f} GiB. The certificate "
                 f"(exact best responses at full resolution and the game value: three walks of the 242-million-node "
                 f"tree) took {s['certificate_seconds'] / 60:.1f} minutes: exploitability "
-                f"**{s['exploitability_mbb']:.1f} mbb/hand** (best responses: {s['br_button_mbb']:+.1f} against the "
-                f"big blind's strategy, {s['br_big_blind_mbb']:+.1f} against the button's), button's value "
+                f"**{s['exploitability_mbb']:.1f} mbb/hand** (the button's best response wins {s['br_button_mbb']:+.1f} "
+                f"against the big blind's strategy, the big blind's {s['br_big_blind_mbb']:+.1f} against the "
+                f"button's), button's value "
                 f"{s['game_value_mbb']:+.1f} mbb/hand; in the abstract game "
                 f"{s['abstract_exploitability_mbb']:.1f} mbb/hand.", "",
                 "| segment (log) | iterations | wall seconds | peak resident | how it ended |", "|---|---|---:|---:|---|"]
@@ -140,7 +141,7 @@ def cap4_rows() -> list[str]:
             peak = f"{g['peak_rss_bytes'] / 2**30:.1f} GiB" if g["peak_rss_bytes"] else "—"
             out.append(f"| {g['log']} | {g['from_iteration']}–{g['to_iteration'] if g['to_iteration'] is not None else '?'} "
                        f"| {fmt(g['wall_seconds'], 0)} | {peak} | {g['ended']} |")
-        out.append("")
+        out += ["", *run.get("notes", []), ""]
     curve = load("curve")
     if curve and curve.get("curve"):
         out += ["## The abstraction curve: triple draw at cap 4", "",

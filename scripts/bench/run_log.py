@@ -49,10 +49,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("logs", nargs="+")
     parser.add_argument("--summary", help="the run's summary.json")
+    parser.add_argument("--note", action="append", default=[], help="a line about the run (repeatable)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    data = {"command": "python scripts/bench/run_log.py " + " ".join(a for a in (argv or sys.argv[1:]) if a != "--json"),
-            "date": time.strftime("%Y-%m-%d"), "segments": [segment(Path(p)) for p in args.logs]}
+    data = {"command": " ".join(["python scripts/bench/run_log.py", *args.logs]
+                                + (["--summary", args.summary] if args.summary else [])),
+            "date": time.strftime("%Y-%m-%d"), "segments": [segment(Path(p)) for p in args.logs], "notes": args.note}
     if args.summary:
         s = json.loads(Path(args.summary).read_text())
         data["summary"] = {k: s.get(k) for k in ("game", "iterations", "seconds", "exploitability_mbb",

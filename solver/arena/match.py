@@ -28,7 +28,7 @@ from ..cfr.walker import Walker, read_only
 from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from ..game.layout import StrategyLayout, no_layout, no_rule
 from ..game.rounds import RoundTemplates
-from ..game.plan import plan_solve
+from ..game.plan import SolveTooLarge, format_bytes, plan_solve
 from ..game.tree import PublicTree, build_tree
 from . import simulator
 
@@ -273,7 +273,12 @@ def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tupl
     so the game's tree must be one this machine can build.
     """
     config = match_config([a, b], config)
-    plan_solve(config).check_tree_fits()
+    plan = plan_solve(config)
+    plan.check_tree_fits()
+    if not plan.fits:  # the walk plays a strategy per (action, value class) of the whole tree
+        raise SolveTooLarge(f"{config.describe()}: an exact value in the model needs a strategy per value class "
+                            f"on the built tree, about {format_bytes(plan.bytes)}, more than this machine's "
+                            f"{format_bytes(plan.machine_bytes)} allows")
     tree = build_tree(config)
     game = MatchGame.of(config)
     model = get_draw_model(config.ranks, config.suits, config.hand_size)
