@@ -94,6 +94,10 @@ def describe_game(name: str) -> str:
                         f"and value class), {summary['certificate_seconds'] / 60:.0f} minutes. Within the abstract "
                         f"game the strategy is {summary['abstract_exploitability_mbb']:.4g} mbb/hand from equilibrium; "
                         "the rest is what the abstraction cannot express."]
+        if summary["exploitability_mbb"] > 50:
+            lines[-1:-1] = ["", f"A strategy {summary['exploitability_mbb']:.0f} mbb/hand from equilibrium after "
+                            f"{summary['iterations']} iterations still plays many spots far from optimal: read the "
+                            "frequencies below as the state of this solve, not as advice."]
     elif "buckets" in summary["game"]:
         lines[-1:-1] = ["", "Strategies are shared within card buckets (value classes grouped per round by "
                         "strength and draw potential); reach, draws and showdowns stay exact over value classes, "
