@@ -105,10 +105,7 @@ def summarise(strategy: Strategy) -> Summary:
     for key, mass in bet_mass.items():
         out.bet_reach[key] = mass[:, 0]
         out.bet_freq[key] = _divide(mass[:, 1:], mass[:, :1])
-    out.deal_prob = np.bincount(group_of, weights=deal, minlength=n_groups)
-    for s in (0, 1):
-        out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * root_value[s], minlength=n_groups),
-                                 out.deal_prob)
+    _deal_ev(out, group_of, deal, root_value)
     return out
 
 
@@ -138,12 +135,17 @@ def _summarise_streamed(strategy: Strategy) -> Summary:
                 out.pat_snow_break[(seat, rnd)] = {
                     "reach": reach, "pat": pat / reach, "snow": draw[1][~badugi].sum() / reach,
                     "break": (draw[0] - draw[1])[badugi].sum() / reach}
-    deal = model.deal_prob
+    _deal_ev(out, group_of, model.deal_prob, walked.root_value * 1000.0)
+    return out
+
+
+def _deal_ev(out: Summary, group_of: np.ndarray, deal: np.ndarray, root_value_mbb: np.ndarray) -> None:
+    """Each group's deal probability, and each seat's EV (mbb) given the dealt group."""
+    n_groups = len(out.group_labels)
     out.deal_prob = np.bincount(group_of, weights=deal, minlength=n_groups)
     for s in (0, 1):
-        out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * walked.root_value[s] * 1000.0,
-                                             minlength=n_groups), out.deal_prob)
-    return out
+        out.deal_ev[s] = _divide(np.bincount(group_of, weights=deal * root_value_mbb[s], minlength=n_groups),
+                                 out.deal_prob)
 
 
 def _divide(a, b):
