@@ -30,6 +30,7 @@ examples:
   badugi show runs/single-draw --history ck/ --hand 7h5d4d3s
   badugi export runs/single-draw --format csv --min-reach 1e-4
   badugi plot runs/single-draw             draw/pat, betting, EV and convergence charts
+  badugi exploit runs/single-draw --against station --out runs/vs-station
 """
 
 
@@ -333,6 +334,20 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_exploit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .arena.exploit import SEAT_OPTIONS, describe, exploit
+
+    out = Path(args.out)
+    _check_run_directory(out, False, args.force)
+    summary = exploit(args.dir, args.against, SEAT_OPTIONS[args.seat], out)
+    print(json.dumps(summary) if args.json else describe(summary))
+    if not args.json:
+        print(f"strategy in {out}/ (badugi show, export, plot and match read it)")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from abstractions.cards import format_cards, parse_cards
     from abstractions.evaluator import get_evaluator
@@ -484,6 +499,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("exploit", help="the best response to a fixed opponent, as a strategy directory",
+                       epilog="opponents: rule, station, random, or a strategy directory of the same game\n\n"
+                              "examples:\n  badugi exploit runs/single-draw --against station --out runs/vs-station\n"
+                              "  badugi exploit runs/single-draw --against rule --seat button --out runs/btn-vs-rule\n"
+                              "  badugi exploit runs/single-draw --against runs/single-draw --out runs/br   "
+                              "(its exploitability)\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", help="a solved strategy (badugi solve's directory): the equilibrium, compared with and "
+                   "kept where exploiting gains nothing")
+    p.add_argument("--against", required=True, help="the opponent: rule, station, random or a strategy directory")
+    p.add_argument("--seat", choices=["both", "button", "big-blind"], default="both",
+                   help="which seat exploits (default both; the other keeps the equilibrium)")
+    p.add_argument("--out", required=True, help="output directory of the exploiting strategy")
+    p.add_argument("--force", action="store_true", help="replace a strategy already in --out")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(func=cmd_exploit)
 
     p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
                        epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n",

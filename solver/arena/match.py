@@ -263,6 +263,62 @@ def hand_of_each_class(config: GameConfig) -> np.ndarray:
     return hands[first]
 
 
+@dataclass
+class ModelGame:
+    """A game's built tree, a full-resolution layout over it and a walker: where fixed strategies
+    (solved or baseline, as policies per value class) are played against each other exactly, in
+    the solver's model (independent decks). The game must be one whose tree and one strategy per
+    value class fit in memory."""
+
+    config: object
+    tree: object
+    layout: StrategyLayout
+    walker: Walker
+    match: MatchGame
+    hands: np.ndarray
+    entry_seat: np.ndarray
+
+    @classmethod
+    def of(cls, config) -> "ModelGame":
+        plan = plan_solve(config)
+        plan.check_tree_fits()
+        if not plan.fits:
+            raise SolveTooLarge(f"{config.describe()}: exact values in the model (and best responses) need a "
+                                f"strategy per value class on the built tree, about {format_bytes(plan.bytes)}, more than this machine's "
+                                f"{format_bytes(plan.machine_bytes)} allows")
+        tree = build_tree(config)
+        model = get_draw_model(config.ranks, config.suits, config.hand_size)
+        layout = StrategyLayout.build(tree, model.legal)
+        sizes = np.diff(layout.slot_offset)
+        entry_seat = np.repeat(layout.slot_seat.astype(np.int8), sizes)
+        return cls(config, tree, layout, Walker(tree, layout, model), MatchGame.of(config),
+                   hand_of_each_class(config), entry_seat)
+
+    def policy(self, player: Player, seats=(0, 1), out: np.ndarray | None = None) -> np.ndarray:
+        """A player's policy per value class at ``seats``' decisions, in this layout (float32)."""
+        out = np.zeros(self.layout.n_entries, np.float32) if out is None else out
+        tree = self.tree
+        for seat in seats:
+            simulator.fill_class_policy(self.match.player_arrays(player), seat, tree.kind, tree.seat,
+                                        tree.round.astype(np.int64), tree.phase.astype(np.int64), tree.pot,
+                                        tree.records.astype(np.int64), self.match.rules, self.walker.model.legal,
+                                        self.hands, self.layout.kernel_arrays(), out)
+        return out
+
+    def seated(self, button: np.ndarray, big_blind: np.ndarray) -> np.ndarray:
+        """One strategy: the button's decisions from ``button``, the big blind's from ``big_blind``."""
+        return np.where(self.entry_seat == 0, button, big_blind)
+
+    def mbb(self, value: float) -> float:
+        return 1000.0 * value / self.config.big_blind
+
+    def values(self, player: np.ndarray, opponent: np.ndarray) -> tuple[float, float]:
+        """``player``'s value against ``opponent`` (mbb/hand, exact): with the button, in the big blind."""
+        button = self.walker.evaluate(self.seated(player, opponent))
+        big_blind = -self.walker.evaluate(self.seated(opponent, player))
+        return self.mbb(button), self.mbb(big_blind)
+
+
 def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tuple[float, float]:
     """A's expected values against B in the solver's model (independent decks), mbb/hand, exact:
     (A with the button, A in the big blind), from one evaluate walk each. Their mean is
@@ -273,26 +329,7 @@ def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tupl
     so the game's tree must be one this machine can build.
     """
     config = match_config([a, b], config)
-    plan = plan_solve(config)
-    plan.check_tree_fits()
-    if not plan.fits:  # the walk plays a strategy per (action, value class) of the whole tree
-        raise SolveTooLarge(f"{config.describe()}: an exact value in the model needs a strategy per value class "
-                            f"on the built tree, about {format_bytes(plan.bytes)}, more than this machine's "
-                            f"{format_bytes(plan.machine_bytes)} allows")
-    tree = build_tree(config)
-    game = MatchGame.of(config)
-    model = get_draw_model(config.ranks, config.suits, config.hand_size)
-    layout = StrategyLayout.build(tree, model.legal)
-    walker = Walker(tree, layout, model)
-    play = np.zeros(layout.n_entries, dtype=np.float32)
-    hands = hand_of_each_class(config)
-    values = []
-    records = tree.records.astype(np.int64)
-    for a_seat in (0, 1):
-        for player, at in ((a, a_seat), (b, 1 - a_seat)):
-            simulator.fill_class_policy(game.player_arrays(player), at, tree.kind, tree.seat, tree.round.astype(np.int64),
-                                        tree.phase.astype(np.int64), tree.pot, records, game.rules, model.legal, hands,
-                                        layout.kernel_arrays(), play)
-        button = walker.evaluate(play)
-        values.append(1000.0 * (button if a_seat == 0 else -button) / config.big_blind)
-    return values[0], values[1]
+    game = ModelGame.of(config)
+    as_button, _ = game.values(game.policy(a, (0,)), game.policy(b, (1,)))
+    _, as_big_blind = game.values(game.policy(a, (1,)), game.policy(b, (0,)))
+    return as_button, as_big_blind

@@ -355,7 +355,10 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     buckets). ``play`` holds the rows whose normalisation is the strategy
     played: the regrets in ``UPDATE``, the strategy sums or saved
     probabilities in ``BEST_RESPONSE`` and ``EVALUATE``; ``regret`` and
-    ``strat_sum`` are written in ``UPDATE`` only. ``tree``, ``layout``,
+    ``strat_sum`` are written in ``UPDATE`` only, except that a ``BEST_RESPONSE``
+    walk given a non-empty ``regret`` writes there the traverser's value of
+    each action at each of his decisions, in the storage's layout (per-class
+    rows; how :mod:`solver.tables.exploit` reads a best-response strategy). ``tree``, ``layout``,
     ``draws``, ``discount``, ``cuts``, ``work`` and ``record`` are the named
     groups of the module header; ``work`` comes from :func:`make_work` and is
     reused across calls. A node with ``record.index[node] = r >= 0`` gets both
@@ -485,6 +488,13 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
             else:
                 vd, vk = depth - 1, stack_next[depth - 1] - 1
             if acting == traverser and policy == BEST_RESPONSE:
+                if regret.shape[0] > 0:
+                    # The caller asked for each action's value (a best-response strategy is read
+                    # from them): one row per action as in the storage (per-class rows only).
+                    for a in range(n_act):
+                        row = np.uint64(rows_at) + np.uint64(a) * np.uint64(width)
+                        for s in range(n_states):
+                            regret[row + np.uint64(s)] = child_val[depth, a, s]
                 if is_draw:
                     for s in range(n_states):
                         best = -1e300
