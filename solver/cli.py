@@ -45,6 +45,7 @@ examples:
   badugi solve --preset tiny-single-draw --iterations 2000 --out runs/tiny
   badugi solve --preset double-draw --time-limit 1800 --out runs/dd
   badugi solve --out runs/dd --resume --time-limit 3600    continue an interrupted run
+  badugi solve --preset single-draw --lock examples/never-snows.toml --out runs/vs-no-snow
 """
 
 
@@ -90,6 +91,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     import numba
 
     from .cfr.files import CHECKPOINT_NAME, load_checkpoint
+    from .cfr.locks import LockFile
     from .cfr.solve import check_stopping_rules, solve
     from .tables.charts import plot_convergence
 
@@ -100,6 +102,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     config = None
     algorithm = args.algorithm or "dcfr"
+    locks = LockFile.read(args.lock) if args.lock else None
     if args.resume:
         # The checkpoint says which game and algorithm it is, unless the command does.
         if out is None:
@@ -108,6 +111,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         saved = load_checkpoint(out / CHECKPOINT_NAME, storage=False)
         config = saved["config"] if args.preset is None and args.config is None else None
         algorithm = args.algorithm or str(saved["algorithm"])
+        if args.lock is None and saved["lock_toml"]:
+            locks = LockFile.parse(saved["lock_toml"], f"{out}'s lock")
     config = config or _game_config(args)
     if out is None:
         out = Path("runs") / (Path(args.config).stem if args.config else (args.preset or "single-draw"))
@@ -122,7 +127,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         say(f"compiling the solver's kernels, once: about {COMPILE_SECONDS} s on 2 cores (later runs load them "
             "in about a second)")
     result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
-                   out_dir=out, resume=args.resume, progress=say, check_every=args.check_every)
+                   out_dir=out, resume=args.resume, progress=say, check_every=args.check_every, locks=locks)
     x, stopped_by, done, seconds = result.exploitability, result.stopped_by, result.iterations, result.seconds
     convergence, streamed = result.convergence, not result.engine.exact_progress
     del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
@@ -446,6 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     p.add_argument("--check-every", type=int, metavar="N", help="measure exploitability every N iterations "
                    "(default: adaptive, about a tenth of the run time)")
+    p.add_argument("--lock", metavar="FILE", help="a lock file (TOML): decisions fixed to what an opponent does, "
+                   "the rest solved (see the README, 'Node locking'); a resume keeps the run's")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
                    "seconds for single draw, a minute or two for double draw, about the certificate's time "

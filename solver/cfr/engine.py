@@ -35,6 +35,7 @@ from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.tree import PublicTree, build_tree
 from . import kernels
 from .kernels import Discount
+from .locks import LockError, LockFile, Locks, compile_locks, lock_strategy
 from .walker import Exploitability, Walker, class_strategy, normalised_slots
 
 ALGORITHMS = ("dcfr", "cfr+", "linear", "cfr")
@@ -88,9 +89,10 @@ class Engine:
     """Range-vector CFR over the public tree of one game config."""
 
     def __init__(self, config: GameConfig, algorithm: str = "dcfr", check_memory: bool = True,
-                 row_of: np.ndarray | None = None):
+                 row_of: np.ndarray | None = None, locks: LockFile | None = None):
         """``row_of``: the layout's class -> row maps per round (as a checkpoint stores them);
-        by default they come from the config (card buckets clustered, or full resolution)."""
+        by default they come from the config (card buckets clustered, or full resolution).
+        ``locks``: decisions fixed by a lock file (:mod:`solver.cfr.locks`)."""
         self.config = config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
@@ -114,6 +116,44 @@ class Engine:
         self.regret = np.zeros(layout.n_entries, dtype=np.float32)
         self.strat_sum = np.zeros(layout.n_entries, dtype=np.float32)
         self.iteration = 0
+        self.locks: Locks | None = None
+        if locks is not None:
+            self.set_locks(compile_locks(locks, tree, model.legal))
+
+    def set_locks(self, locks: Locks) -> None:
+        """Fix the decisions of ``locks`` from the next iteration on (see :mod:`solver.cfr.locks`):
+        walks play the regrets with those rows replaced (one more array of the storage's size)."""
+        if self.layout.bucketed or self.layout.shares_slots:
+            raise LockError(f"{self.config.describe()}: node locking needs a game solved at full resolution "
+                            "(no card buckets, the whole history remembered): a lock names hands, not buckets")
+        self.locks = locks
+        self._play = np.empty_like(self.regret)
+        self._lock_codes = locks.codes(self.tree, self.layout.entry_offset, self.layout.row_width,
+                                       self.layout.n_entries)
+
+    def _lock(self, storage: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``storage`` with the locked rows replaced by the strategy they play, into ``out``."""
+        locks, tree, layout = self.locks, self.tree, self.layout
+        if out is not storage:
+            np.copyto(out, storage)
+        lock_strategy(storage, out, locks.pair_node, locks.pair_class, locks.pair_variant, locks.variants,
+                      layout.entry_offset, tree.n_children.astype(np.int64), tree.kind, tree.round.astype(np.int64),
+                      layout.row_width, layout.class_legal, tree.seat.astype(np.int64), -1)
+        return out
+
+    def _play_rows(self) -> np.ndarray:
+        """What an update walk plays: the regrets, with locked rows replaced."""
+        return self.regret if self.locks is None else self._lock(self.regret, self._play)
+
+    def average_sums(self) -> np.ndarray:
+        """The strategy sums, with locked rows replaced by their lock (a copy, if locked): the
+        average strategy of a locked decision is its lock, even where it is never reached."""
+        if self.locks is None:
+            return self.strat_sum
+        if getattr(self, "_sealed_at", None) != self.iteration:
+            self._sealed = self._lock(self.strat_sum, np.empty_like(self.strat_sum))
+            self._sealed_at = self.iteration
+        return self._sealed
 
     exact_progress = True  # its exploitability checks are exact: no separate certificate
 
@@ -150,12 +190,16 @@ class Engine:
                     with discounted_update(self.layout, self.regret, self.strat_sum, (seat,), discount) as adding:
                         self.walker.walk(seat, kernels.UPDATE, self.regret, adding, self.regret, self.strat_sum)
                 else:
-                    self.walker.walk(seat, kernels.UPDATE, self.regret, discount, self.regret, self.strat_sum)
+                    self.walker.walk(seat, kernels.UPDATE, self._play_rows(), discount, self.regret, self.strat_sum)
             self.iteration = t
 
     def exploitability(self) -> Exploitability:
-        """Exact best responses against the average strategy, and its game value."""
-        return self.walker.exploitability(self.strat_sum)
+        """Exact best responses against the average strategy, and its game value (in a locked
+        game, best responses that keep the locks)."""
+        if self.locks is None:
+            return self.walker.exploitability(self.strat_sum)
+        # A locked game's: each best response keeps the locks (a locked player may not leave them).
+        return self.walker.exploitability(self.average_sums(), self._lock_codes)
 
     progress_exploitability = exploitability
 
@@ -163,13 +207,14 @@ class Engine:
     def average_strategy(self, node: int) -> np.ndarray:
         """Average strategy at a decision node per value class: (n_actions, n_states), rows sum to 1
         over legal actions (with buckets, every class gets its bucket's strategy)."""
-        return class_strategy(self.layout, self.strat_sum, node)
+        return class_strategy(self.layout, self.average_sums(), node)
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
         """The average strategy in the layout's order, as float32 chunks of whole slots, so a big
         game's strategy can be written without a second full-size array."""
+        sums = self.average_sums()
         for lo, hi in self.layout.slot_chunks(max_entries):
-            yield normalised_slots(self.layout, self.strat_sum, lo, hi)
+            yield normalised_slots(self.layout, sums, lo, hi)
 
     def average_probabilities(self) -> np.ndarray:
         """The average strategy of every slot, laid out like the strategy sums (float32)."""

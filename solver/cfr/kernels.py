@@ -331,6 +331,30 @@ def _update_buckets(regret, strat_sum, rows_at, n_act, width, row_of, rnd, chanc
 
 
 @njit(cache=True)
+def _locked_best(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd, vk):
+    """A best response that keeps node locks (:mod:`solver.cfr.locks`): ``code`` holds, per entry
+    (per-class rows), -2 where the class is not locked, the fixed probability of a locked
+    action, or -1 for an action a lock leaves free. A locked class's value is its fixed actions'
+    values at their probabilities plus the rest times the best free legal action's."""
+    for s in range(width):
+        base = np.uint64(rows_at) + np.uint64(s)
+        if code[base] == -2.0:
+            continue
+        fixed_total = 0.0
+        fixed_value = 0.0
+        best = -1e300
+        for a in range(n_act):
+            c = code[base + np.uint64(a) * np.uint64(width)]
+            if c >= 0.0:
+                fixed_total += c
+                fixed_value += c * child_val[depth, a, s]
+            elif (not is_draw or legal[rnd, s, a]) and child_val[depth, a, s] > best:
+                best = child_val[depth, a, s]
+        rest = 1.0 - fixed_total
+        child_val[vd, vk, s] = fixed_value + (rest * best if rest > 1e-12 and best > -1e300 else 0.0)
+
+
+@njit(cache=True)
 def _summarise_node(summary, column, acting, rnd, kind, first, n_act, own, other, strat):
     """Adds one decision node to an evaluate walk's summary (see ``Record``)."""
     other_total = 0.0
@@ -358,7 +382,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     ``strat_sum`` are written in ``UPDATE`` only, except that a ``BEST_RESPONSE``
     walk given a non-empty ``regret`` writes there the traverser's value of
     each action at each of his decisions, in the storage's layout (per-class
-    rows; how :mod:`solver.tables.exploit` reads a best-response strategy). ``tree``, ``layout``,
+    rows; how :mod:`solver.arena.exploit` reads a best-response strategy), and
+    given a non-empty ``strat_sum`` holding lock codes (:func:`_locked_best`)
+    responds best within the locks. ``tree``, ``layout``,
     ``draws``, ``discount``, ``cuts``, ``work`` and ``record`` are the named
     groups of the module header; ``work`` comes from :func:`make_work` and is
     reused across calls. A node with ``record.index[node] = r >= 0`` gets both
@@ -508,6 +534,8 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                     for a in range(1, n_act):
                         for s in range(n_states):
                             child_val[vd, vk, s] = max(child_val[vd, vk, s], child_val[depth, a, s])
+                if strat_sum.shape[0] > 0:
+                    _locked_best(strat_sum, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd, vk)
             elif acting == traverser:
                 for s in range(n_states):
                     child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]

@@ -34,6 +34,7 @@ from ..game.plan import SolveTooLarge, plan_solve
 from .abstract import AbstractEngine
 from .engine import Engine
 from .files import CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint, save_strategy
+from .locks import LOCK_FILE_NAME, LockError, LockFile
 from .walker import Exploitability
 
 CHECK_SHARE = 0.1          # exploitability checks may take about this share of the time
@@ -87,13 +88,17 @@ class StopRequests:
         return False
 
 
-def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, streamed: bool | None = None):
+def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, streamed: bool | None = None,
+                locks: LockFile | None = None):
     """The engine a game needs: CFR over its built tree, or, when a solve over the built tree would
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
-    certified at full resolution."""
+    certified at full resolution. ``locks``: decisions fixed (built trees only)."""
     plan = plan_solve(config)
     if not (plan.streamed if streamed is None else streamed):
-        return Engine(config, algorithm, row_of=row_of)
+        return Engine(config, algorithm, row_of=row_of, locks=locks)
+    if locks is not None:
+        raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "
+                        "resolution; this one is solved in its abstract game over a streamed tree")
     if not plan.abstract_game_ready:
         raise SolveTooLarge(f"{config.describe()}: its {plan.counts.nodes:,}-node tree is too big to solve over; "
                             "give card buckets in every round and a recall (see the triple-draw preset)")
@@ -127,6 +132,10 @@ def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
         **({} if e.exact_progress else {
             "abstract_exploitability_mbb": result.progress.exploitability_mbb,
             "certificate_seconds": round(result.certificate_seconds, 1)}),
+        **({} if e.locks is None else {
+            "locks": {"file": LOCK_FILE_NAME, "rules": len(e.locks.lock_file.rules), "pairs_locked": e.locks.n_pairs,
+                      "note": "exploitability is measured in the locked game: each best response keeps the "
+                              "locks (badugi exploit measures what leaving them gains)"}}),
     }
 
 
@@ -145,10 +154,12 @@ def check_stopping_rules(iterations: int | None, target_mbb: float | None, time_
 def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = None,
           target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
           resume: bool = False, progress: Callable[[str], None] | None = None,
-          check_every: int | None = None, streamed: bool | None = None) -> SolveResult:
+          check_every: int | None = None, streamed: bool | None = None,
+          locks: LockFile | None = None) -> SolveResult:
     """Solve ``config``; write results to ``out_dir`` if given. See the module docstring.
     ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
-    (None: when it must)."""
+    (None: when it must). ``locks``: decisions fixed by a lock file (a resume must give the
+    same one)."""
     check_stopping_rules(iterations, target_mbb, time_limit)
     say = progress or (lambda line: None)
     out = Path(out_dir) if out_dir is not None else None
@@ -160,8 +171,13 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         if checkpoint_path is None:
             raise ValueError("resume needs an output directory holding a checkpoint")
         data = load_checkpoint(checkpoint_path, config, algorithm)
+        given = locks.text if locks is not None else ""
+        if data["lock_toml"] != given:
+            raise CheckpointError(f"{checkpoint_path} was solved " + ("without a lock file" if not data["lock_toml"]
+                                  else "with another lock file" if given else "with a lock file")
+                                  + ("; give the same --lock" if data["lock_toml"] else ""))
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
-        engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed)
+        engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks)
         if data["regret"].size != engine.regret.size:
             raise CheckpointError(f"{checkpoint_path} does not match this game's tree ({data['regret'].size} "
                                   f"entries, expected {engine.regret.size})")
@@ -174,7 +190,9 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
     else:
-        engine = make_engine(config, algorithm, streamed=streamed)
+        engine = make_engine(config, algorithm, streamed=streamed, locks=locks)
+    if engine.locks is not None:
+        say(engine.locks.describe())
 
     # Compile (or load from the cache) before timing, so run time is run time. (Not for a streamed
     # game: its check is a walk of minutes, thrown away here; its compiling counts in its first
@@ -189,7 +207,7 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         if checkpoint_path:
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), engine.regret, engine.strat_sum,
-                            engine.layout.row_of)
+                            engine.layout.row_of, locks.text if locks is not None else "")
 
     start = time.perf_counter()
     base = spent
@@ -315,6 +333,12 @@ def write_outputs(result: SolveResult, compile_seconds: float | None = 0.0) -> N
         for i, s, x in result.convergence:
             writer.writerow([i, f"{s:.3f}", f"{x:.6g}"])
     e.config.save(out / "config.toml")
+    locks = e.locks
+    if locks is not None:
+        with atomic_write(out / LOCK_FILE_NAME, "w") as f:
+            f.write(locks.lock_file.text)
+    elif (out / LOCK_FILE_NAME).exists():
+        (out / LOCK_FILE_NAME).unlink()  # a replaced locked run's
     x = result.exploitability
     save_strategy(out / STRATEGY_NAME, e.config, e.algorithm, result.iterations, e.tree, e.layout,
                   e.average_probability_chunks(), x.exploitability_mbb, x.game_value_mbb)

@@ -228,6 +228,7 @@ class StreamedEngine:
     ``model``, ``layout``, ``game`` and ``strat_sum``."""
 
     _certifier = None
+    locks = None  # node locking needs a built tree
 
     @property
     def n_states(self) -> int:

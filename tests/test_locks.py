@@ -1,0 +1,174 @@
+"""Node locking: lock files, hand groups, locked solves (checked against brute force)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import reference_game as ref
+from abstractions.evaluator import get_evaluator
+from solver.arena.match import ModelGame, load_player
+from solver.cfr.engine import Engine
+from solver.cfr.locks import LockError, LockFile, compile_locks, fixed_strategy_locks, hand_group
+from solver.cfr.solve import solve
+from solver.cli import main
+from solver.game.config import load_preset
+from solver.game.tree import DRAW, build_tree
+from solver.tables.strategy import load_strategy
+
+TINY = load_preset("tiny-single-draw")
+
+
+def _lock(text):
+    return LockFile.parse(text, "test")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no \\[\\[lock\\]\\] rules"),
+    ("[[lock]]\nseat = 'dealer'\nprobabilities = { f = 1.0 }", "seat 'dealer'"),
+    ("[[lock]]\nprobabilities = { fly = 1.0 }", "unknown action 'fly'"),
+    ("[[lock]]\nprobabilities = { f = 1.5 }", "from 0 to 1"),
+    ("[[lock]]\nprobabilities = { f = 0.6, c = 0.6 }", "sum to 1.2"),
+    ("[[lock]]\nprobabilities = { f = 0.5, 2 = 0.5 }", "mixes betting actions and draw counts"),
+    ("[[lock]]\nwhen = 'always'\nprobabilities = { f = 1.0 }", "unknown key 'when'"),
+    ("[[lock]]\nhistory = 'ck/x'\nprobabilities = { f = 1.0 }", "not in the notation"),
+    ("[[lock]]\nkind = 'draw'\nprobabilities = { f = 1.0 }", "has no action 'f'"),
+    ("[lock\n", "not valid TOML"),
+])
+def test_bad_lock_files_are_one_line_errors(text, message):
+    with pytest.raises(LockError, match=message):
+        _lock(text)
+
+
+def test_hand_groups_name_the_classes_they_say():
+    ev = get_evaluator(13, 4, 4)
+    counts = ev.value_card_count
+    tops = np.array([ev.value_ranks(v)[0] for v in range(ev.n_values)])
+    assert hand_group("*", 13, 4, 4).all()
+    badugi = hand_group("badugi", 13, 4, 4)
+    assert np.array_equal(badugi, counts == 4) and badugi.sum() == 715  # C(13, 4) rank sets
+    assert np.array_equal(hand_group("not badugi", 13, 4, 4), counts < 4)
+    assert np.array_equal(hand_group("badugi K", 13, 4, 4), (counts == 4) & (tops == 12))
+    assert np.array_equal(hand_group("1-card *", 13, 4, 4), counts == 1) and (counts == 1).sum() == 13
+    assert hand_group("classes 0-9", 13, 4, 4).sum() == 10 and hand_group("classes 0-9", 13, 4, 4)[:10].all()
+    wheel = hand_group("As2h3d4c", 13, 4, 4)
+    assert wheel.sum() == 1 and wheel[0]  # the best hand is class 0
+    union = hand_group("badugi K, 3-card 5", 13, 4, 4)
+    assert union.sum() == ((counts == 4) & (tops == 12)).sum() + ((counts == 3) & (tops == 4)).sum()
+    for bad, message in (("badugi Z", "not a rank"), ("classes 5-99999", "classes run"), ("some hands", "not a hand group")):
+        with pytest.raises(LockError, match=message):
+            hand_group(bad, 13, 4, 4)
+    with pytest.raises(LockError, match="needs 4-card hands"):
+        hand_group("badugi", 3, 2, 2)
+
+
+def test_rules_apply_where_possible_and_later_rules_win():
+    tree = build_tree(TINY)
+    engine = Engine(TINY)
+    legal = engine.model.legal
+    both = compile_locks(_lock("""
+[[lock]]
+seat = "big blind"
+history = "*"
+probabilities = { f = 0.0 }
+[[lock]]
+seat = "big blind"
+history = "ck/00/kb"
+probabilities = { c = 1.0 }
+"""), tree, legal)
+    facing_bet = tree.node_at("ck/00/kb")
+    at = both.pair_node == facing_bet
+    # Rule 2 overrides rule 1 at "ck/00/kb" (facing a bet after checking): every class calls there.
+    rows = both.variants[both.pair_variant[at]]
+    labels = [chr(tree.action[c]) for c in tree.children(facing_bet)]
+    assert np.all(rows[:, labels.index("c")] == 1.0)
+    # Rule 1 applies only where folding is possible (facing a bet), at every class.
+    for node in np.unique(both.pair_node):
+        assert "f" in "".join(chr(tree.action[c]) for c in tree.children(int(node)))
+        assert (both.pair_node == node).sum() == engine.n_states
+    with pytest.raises(LockError, match="names no decision"):
+        compile_locks(_lock("[[lock]]\nseat = 'button'\nhistory = ''\nprobabilities = { pat = 0.0 }"), tree, legal)
+
+
+@pytest.fixture(scope="module")
+def equilibrium():
+    engine = Engine(TINY)
+    engine.run_iterations(400)
+    return engine
+
+
+def test_locking_a_seat_to_the_equilibrium_reproduces_its_value(equilibrium):
+    x = equilibrium.exploitability()
+    probabilities = equilibrium.average_probabilities()
+    locked = Engine(TINY)
+    locked.set_locks(fixed_strategy_locks(locked.tree, locked.layout, probabilities, (1,)))
+    locked.run_iterations(400)
+    y = locked.exploitability()
+    # The button's best response to the equilibrium's big blind: the equilibrium's own figure.
+    assert y.game_value_mbb == pytest.approx(1000 * x.br_button, abs=2 * y.exploitability_mbb + 1e-3)
+    assert abs(y.game_value_mbb - x.game_value_mbb) <= x.exploitability_mbb + 2 * y.exploitability_mbb + 1e-3
+    # The big blind plays exactly its lock.
+    for node in np.nonzero((locked.tree.kind <= DRAW) & (locked.tree.seat == 1))[0]:
+        assert np.allclose(locked.average_strategy(node), equilibrium.average_strategy(node), atol=1e-6)
+
+
+@pytest.mark.parametrize("baseline", ["random", "rule"])
+def test_a_seat_locked_to_a_baseline_meets_the_brute_force_best_response(baseline, ref_args, engine_policy):
+    """A big blind locked entirely to a baseline: the solved button is its best response, whose
+    value the real-card reference computes by brute force."""
+    game = ModelGame.of(TINY)
+    policy = game.policy(load_player(baseline))
+    locked = Engine(TINY)
+    locked.set_locks(fixed_strategy_locks(locked.tree, locked.layout, policy, (1,)))
+    locked.run_iterations(300)
+    y = locked.exploitability()
+    br_button, _, _ = ref.best_response_values(*ref_args(TINY), engine_policy(locked))
+    assert y.game_value_mbb == pytest.approx(1000 * br_button, abs=max(0.05, 2 * y.exploitability_mbb))
+    assert y.exploitability_mbb < 0.5
+
+
+def test_a_partial_lock_is_kept_and_best_responses_respect_it(ref_args, engine_policy):
+    """Never stand pat with a one-card hand (tiny game: two-card hands): the lock holds at every
+    such decision; the best response that keeps it is worth less than the free one (brute force)
+    and more than the strategy itself."""
+    lock = _lock("[[lock]]\nseat = 'big blind'\nhands = '1-card *'\nprobabilities = { pat = 0.0 }")
+    engine = Engine(TINY, locks=lock)
+    engine.run_iterations(300)
+    tree, locks = engine.tree, engine.locks
+    for node in np.unique(locks.pair_node):
+        probs = engine.average_strategy(int(node))
+        classes = locks.classes_at(int(node))
+        assert tree.kind[node] == DRAW and np.all(probs[0, classes] == 0.0)
+        assert np.allclose(probs[:, classes].sum(axis=0), 1.0)
+    kept = engine.exploitability()
+    assert kept.exploitability_mbb < 1.0
+    _, free_bb, value = ref.best_response_values(*ref_args(TINY), engine_policy(engine))
+    assert value * 1000 == pytest.approx(kept.game_value_mbb, abs=1e-6)
+    assert -1000 * value - 1e-9 <= 1000 * kept.br_big_blind <= 1000 * free_bb + 1e-9
+    # The lock binds: without it, the big blind would stand pat sometimes and win more.
+    assert 1000 * free_bb > 1000 * kept.br_big_blind + 1.0
+
+
+def test_locked_solve_writes_its_lock_and_resumes_only_with_it(tmp_path):
+    lock_path = tmp_path / "lock.toml"
+    lock_path.write_text("[[lock]]\nseat = 'big blind'\nhands = '1-card *'\nprobabilities = { pat = 0.0 }\n")
+    out = tmp_path / "run"
+    assert main(["solve", "--preset", "tiny-single-draw", "--lock", str(lock_path), "--iterations", "50",
+                 "--out", str(out), "--quiet", "--no-charts"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["locks"]["rules"] == 1 and summary["locks"]["pairs_locked"] > 0
+    assert (out / "lock.toml").read_text() == lock_path.read_text()
+    strategy = load_strategy(out)
+    assert strategy.policy("ck/", "As2h")["0"] >= 0.0
+    # A resume keeps the run's lock unless told otherwise; another lock is refused.
+    assert main(["solve", "--out", str(out), "--resume", "--iterations", "60", "--quiet", "--no-charts"]) == 0
+    other = tmp_path / "other.toml"
+    other.write_text("[[lock]]\nseat = 'button'\nhistory = ''\nprobabilities = { r = 0.0 }\n")
+    assert main(["solve", "--out", str(out), "--resume", "--lock", str(other), "--iterations", "70",
+                 "--quiet", "--no-charts"]) == 2
+    # Locking a game solved in buckets is refused in one line.
+    assert main(["solve", "--preset", "triple-draw", "--lock", str(lock_path), "--iterations", "1",
+                 "--out", str(tmp_path / "t"), "--quiet"]) == 2
+    missing = tmp_path / "nope.toml"
+    assert main(["solve", "--preset", "tiny-single-draw", "--lock", str(missing), "--iterations", "1",
+                 "--out", str(tmp_path / "m"), "--quiet"]) == 2
