@@ -218,6 +218,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                   "what it would play, hardly tested by the solve")
         for label, p in strategy.policy(args.history, args.hand).items():
             print(f"  {action_name(label, kind):<10} {100 * p:6.2f}%")
+        if decision.node >= 0 and strategy.locked_classes(decision.node)[value]:
+            print("locked: this decision of this hand is fixed by the run's lock.toml")
         return 0
     _say_whole_walks(strategy, args.history)
     batch = strategy.history_stats(args.history)
@@ -227,7 +229,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     group_of, group_labels = class_groups(strategy)
     print(f"reached in {100 * reach.sum():.3f}% of hands; frequencies and EV weighted by reach; "
           f"hands reached under 1e-6 left out (--all shows them)")
-    print(f"{'hand':<12}{'reach %':>9}" + "".join(f"{n:>10}" for n in names) + f"{'EV mbb':>10}")
+    locked = strategy.locked_classes(decision.node) if strategy.locks is not None and decision.node >= 0 else None
+    if locked is not None and locked.any():
+        print(f"locked: {int(locked.sum())} of {len(locked)} hand classes here are fixed by the run's lock.toml "
+              "(column 'locked')")
+    else:
+        locked = None
+    print(f"{'hand':<12}{'reach %':>9}" + "".join(f"{n:>10}" for n in names) + f"{'EV mbb':>10}"
+          + ("  locked" if locked is not None else ""))
     for g, label in enumerate(group_labels):
         members = group_of == g
         mass = reach[members].sum()
@@ -236,7 +245,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         weights = reach[members] / mass if mass > 0 else np.full(members.sum(), 1.0 / members.sum())
         freq = [float((probs[a, members] * weights).sum()) for a in range(len(labels))]
         ev = float(np.nansum(value[members] * weights))
-        print(f"{label:<12}{100 * mass:>9.3f}" + "".join(f"{100 * f:>9.1f}%" for f in freq) + f"{ev:>10.0f}")
+        mark = ""
+        if locked is not None:
+            share = locked[members].mean()
+            mark = "  all" if share == 1 else "  some" if share > 0 else ""
+        print(f"{label:<12}{100 * mass:>9.3f}" + "".join(f"{100 * f:>9.1f}%" for f in freq) + f"{ev:>10.0f}" + mark)
     return 0
 
 

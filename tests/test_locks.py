@@ -172,3 +172,32 @@ def test_locked_solve_writes_its_lock_and_resumes_only_with_it(tmp_path):
     missing = tmp_path / "nope.toml"
     assert main(["solve", "--preset", "tiny-single-draw", "--lock", str(missing), "--iterations", "1",
                  "--out", str(tmp_path / "m"), "--quiet"]) == 2
+
+
+def test_tables_and_charts_mark_locked_decisions(tmp_path, capsys):
+    from solver.tables.reports import class_groups, summarise
+
+    lock_path = tmp_path / "lock.toml"
+    lock_path.write_text("[[lock]]\nseat = 'big blind'\nhands = '1-card *'\nprobabilities = { pat = 0.0 }\n")
+    out = tmp_path / "run"
+    assert main(["solve", "--preset", "tiny-single-draw", "--lock", str(lock_path), "--iterations", "30",
+                 "--out", str(out), "--quiet", "--no-charts"]) == 0
+    strategy = load_strategy(out)
+    one_card = strategy.evaluator.value_card_count == 1
+    rows = list(strategy.rows(kinds=["draw"]))
+    assert rows and all(row["locked"] == (row["seat"] == "big blind" and bool(one_card[row["class"]]))
+                        for row in rows)
+    assert "locked" in strategy.table_columns()
+    summary = summarise(strategy)
+    group_of, labels = class_groups(strategy)
+    locked_groups = {labels[g] for g in np.nonzero(summary.draw_locked[(1, 0)])[0]}
+    assert locked_groups == {labels[g] for g in np.unique(group_of[one_card])}
+    assert (0, 0) not in summary.draw_locked and not summary.bet_locked
+    capsys.readouterr()
+    assert main(["show", str(out), "--history", "ck/"]) == 0
+    shown = capsys.readouterr().out
+    assert "fixed by the run's lock.toml" in shown and shown.rstrip().endswith("all")
+    # An unlocked run's table has no such column.
+    plain = tmp_path / "plain"
+    solve(TINY, iterations=5, out_dir=plain)
+    assert "locked" not in load_strategy(plain).table_columns()

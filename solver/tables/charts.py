@@ -66,6 +66,20 @@ SEAT_ORDER = (1, 0)  # the big blind acts first after the draw; show it first
 ACTION_COLOURS = {"f": "#9e9e9e", "k": "#4c9be8", "c": "#2e7d32", "b": "#f0a030", "r": "#c62828"}
 
 
+LOCK_MARK = " [locked]"
+
+
+def _labels(groups, shown, locked) -> list[str]:
+    """Hand-group labels, marked where a lock fixes some of the group's decisions there."""
+    return [groups[g] + (LOCK_MARK if locked is not None and locked[g] else "") for g in shown]
+
+
+def _locked_title(summary, title: str) -> str:
+    if summary.draw_locked or summary.bet_locked:
+        return f"{title}\n[locked]: decisions of that hand group fixed by the run's lock.toml"
+    return title
+
+
 def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[Path]:
     """Cards drawn by hand group: one heatmap per draw round (rows) and seat (columns)."""
     rounds = sorted({r for _, r in summary.draw_freq})
@@ -86,13 +100,13 @@ def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[
             shown = np.nonzero(reach >= MIN_GROUP_REACH)[0]
             image = ax.imshow(freq[shown], aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0,
                               interpolation="nearest")
-            ax.set_yticks(range(len(shown)), [groups[g] for g in shown], fontsize=7)
+            ax.set_yticks(range(len(shown)), _labels(groups, shown, summary.draw_locked.get((seat, rnd))), fontsize=7)
             ax.set_xticks(range(hand_size + 1), [("pat" if d == 0 else str(d)) for d in range(hand_size + 1)])
             ax.set_xlabel("cards drawn")
             ax.set_title(f"draw {rnd + 1}, {SEAT_NAMES[seat]}", fontsize=10)
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="frequency (weighted by how often the hand gets here)")
-    fig.suptitle(title)
+    fig.suptitle(_locked_title(summary, title))
     return save_figure(fig, path)
 
 
@@ -135,14 +149,14 @@ def plot_betting(summary, path: Path, title: str) -> list[Path]:
                     ax.barh(range(len(shown)), values, left=left, color=ACTION_COLOURS[label],
                             label=ACTION_NAMES[label], height=0.85)
                     left += values
-            ax.set_yticks(range(len(shown)), [groups[g] for g in shown], fontsize=7)
+            ax.set_yticks(range(len(shown)), _labels(groups, shown, summary.bet_locked.get((seat, rnd))), fontsize=7)
             ax.invert_yaxis()
             ax.set_xlim(0, 1)
             ax.set_xlabel("frequency")
             street = "before the draw" if rnd == 0 else f"after draw {rnd}"
             ax.set_title(f"{SEAT_NAMES[seat]}, betting {street}", fontsize=10)
             ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle(title)
+    fig.suptitle(_locked_title(summary, title))
     return save_figure(fig, path)
 
 

@@ -48,6 +48,9 @@ class Summary:
     bet_freq: dict = field(default_factory=dict)      # (seat, round) -> (groups, 5) over f k c b r
     deal_ev: dict = field(default_factory=dict)       # seat -> (groups,) EV in mbb given the dealt group
     deal_prob: np.ndarray | None = None               # (groups,)
+    # (seat, round) -> (groups,) bool: groups with a decision fixed by a lock (locked solves)
+    draw_locked: dict = field(default_factory=dict)
+    bet_locked: dict = field(default_factory=dict)
 
 
 def summarise(strategy: Strategy) -> Summary:
@@ -106,6 +109,12 @@ def summarise(strategy: Strategy) -> Summary:
         out.bet_reach[key] = mass[:, 0]
         out.bet_freq[key] = _divide(mass[:, 1:], mass[:, :1])
     _deal_ev(out, group_of, deal, root_value)
+    if strategy.locks is not None:
+        locks = strategy.locks
+        for node, value in zip(locks.pair_node.tolist(), locks.pair_class.tolist()):
+            key = (int(tree.seat[node]), int(tree.round[node]))
+            table = out.draw_locked if tree.kind[node] == DRAW else out.bet_locked
+            table.setdefault(key, np.zeros(n_groups, bool))[group_of[value]] = True
     return out
 
 

@@ -18,6 +18,7 @@ Table rows are per (seat, history, hand class) at each decision point:
   drawn) at draw points; illegal draws are blank.
 - ``ev_mbb``: the acting seat's expected value (mbb/hand) given that it
   reaches the history with that class, from the seat's own point of view.
+- ``locked`` (only for a locked solve): whether its lock file fixes the row.
 
 >>> strategy = load_strategy("runs/single-draw")          # doctest: +SKIP
 >>> strategy.policy("ck/", "As2h3d4c")                     # doctest: +SKIP
@@ -100,6 +101,23 @@ class Strategy:
                              "strategy table by history for it; history_stats() (badugi show --history), its "
                              "charts (badugi plot), policy() and badugi match read it")
         return Walker(self.tree, self.layout, self.draw_model)
+
+    @cached_property
+    def locks(self):
+        """The decisions a locked solve fixed (its directory's lock.toml), or None."""
+        from ..cfr.locks import LOCK_FILE_NAME, LockFile, compile_locks
+
+        path = self.directory / LOCK_FILE_NAME
+        if self.tree is None or not path.is_file():
+            return None
+        return compile_locks(LockFile.read(path), self.tree, self.layout.class_legal)
+
+    def locked_classes(self, node: int) -> np.ndarray:
+        """(classes,) bool: which hand classes a lock fixes at a decision node."""
+        mask = np.zeros(self.n_states, bool)
+        if self.locks is not None:
+            mask[self.locks.classes_at(node)] = True
+        return mask
 
     @cached_property
     def templates(self) -> RoundTemplates:
@@ -216,12 +234,15 @@ class Strategy:
                 ev = batch.ev_mbb(i, seat)
                 probs = self.strategy_at(node)
                 labels = self.labels(node)
+                locked = self.locked_classes(node) if self.locks is not None else None
                 is_draw = tree.kind[node] == DRAW
                 history = tree.history(node)
                 for value in np.nonzero(reach >= min_reach)[0] if min_reach > 0 else range(self.n_states):
                     row = {"seat": SEAT_NAMES[seat], "history": history, "round": int(tree.round[node]),
                            "kind": "draw" if is_draw else "bet", "class": int(value), "class_name": names[value],
                            "reach": float(reach[value]), "ev_mbb": float(ev[value])}
+                    if locked is not None:
+                        row["locked"] = bool(locked[value])
                     for column in columns:
                         row[column] = None
                     for a, label in enumerate(labels):
@@ -233,8 +254,9 @@ class Strategy:
                     yield row
 
     def table_columns(self) -> list[str]:
+        """The table's columns (``locked``, whether a lock fixes the row, in locked solves only)."""
         return (["seat", "history", "round", "kind", "class", "class_name", "reach", "ev_mbb"]
-                + BET_COLUMNS + draw_columns(self.config.hand_size))
+                + (["locked"] if self.locks is not None else []) + BET_COLUMNS + draw_columns(self.config.hand_size))
 
 
 def load_strategy(directory: str | Path) -> Strategy:
