@@ -171,6 +171,11 @@ def write_readme(games: list[str], seconds: float) -> None:
         text += ["## Matches in real Badugi", "",
                  "The strategies above played in real Badugi (one deck) against baselines and themselves, with "
                  "95% intervals: [matches/README.md](./matches/README.md), from `python scripts/run_matches.py`.", ""]
+    if (ROOT / "results" / "opponents" / "README.md").is_file():
+        text += ["## Studying real opponents", "",
+                 "Node locking (a big blind who never snows) and maximal exploitation of the baselines, single draw, "
+                 "valued in the model and in real matches: [opponents/README.md](./opponents/README.md), from "
+                 "`python scripts/study_opponents.py`.", ""]
     if "triple-draw-cap4" not in games:
         text += ["## Not here yet", "",
                  "Triple draw at cap 4, the real game: `python scripts/make_results.py --cap4-minutes 150` solves "

@@ -45,7 +45,7 @@ examples:
   badugi solve --preset tiny-single-draw --iterations 2000 --out runs/tiny
   badugi solve --preset double-draw --time-limit 1800 --out runs/dd
   badugi solve --out runs/dd --resume --time-limit 3600    continue an interrupted run
-  badugi solve --preset single-draw --lock examples/never-snows.toml --out runs/vs-no-snow
+  badugi solve --preset single-draw --lock never-snows --out runs/vs-no-snow
 """
 
 
@@ -464,8 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     p.add_argument("--check-every", type=int, metavar="N", help="measure exploitability every N iterations "
                    "(default: adaptive, about a tenth of the run time)")
-    p.add_argument("--lock", metavar="FILE", help="a lock file (TOML): decisions fixed to what an opponent does, "
-                   "the rest solved (see the README, 'Node locking'); a resume keeps the run's")
+    p.add_argument("--lock", metavar="FILE", help="a lock file (TOML) or a shipped lock's name (never-snows, "
+                   "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
+                   "(README, 'Node locking'); a resume keeps the run's")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
                    "seconds for single draw, a minute or two for double draw, about the certificate's time "

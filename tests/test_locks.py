@@ -201,3 +201,19 @@ def test_tables_and_charts_mark_locked_decisions(tmp_path, capsys):
     plain = tmp_path / "plain"
     solve(TINY, iterations=5, out_dir=plain)
     assert "locked" not in load_strategy(plain).table_columns()
+
+
+def test_shipped_locks_apply_to_single_draw():
+    from solver.cfr.locks import shipped_locks
+
+    config = load_preset("single-draw")
+    tree = build_tree(config)
+    from abstractions.transitions import get_draw_model
+
+    legal = get_draw_model(config.ranks, config.suits, config.hand_size).legal
+    assert {"never-snows", "never-raises", "breaks-k-badugis"} <= set(shipped_locks())
+    for name in shipped_locks():
+        locks = compile_locks(LockFile.read(name), tree, legal)
+        assert locks.n_pairs > 0, name
+    with pytest.raises(LockError, match="no such file"):
+        LockFile.read("no-such-lock")

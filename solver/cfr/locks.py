@@ -62,6 +62,14 @@ SEAT_WORDS = {"button": 0, "btn": 0, "big blind": 1, "big-blind": 1, "bb": 1}
 RULE_KEYS = {"seat", "history", "kind", "hands", "probabilities"}
 
 
+SHIPPED = Path(__file__).resolve().parent.parent / "game" / "presets" / "locks"
+
+
+def shipped_locks() -> list[str]:
+    """Names of the lock files that come with the solver (solver/game/presets/locks)."""
+    return sorted(p.stem for p in SHIPPED.glob("*.toml"))
+
+
 class LockError(ValueError):
     """A lock file that cannot be used: the reason in one line."""
 
@@ -90,7 +98,12 @@ class LockFile:
 
     @classmethod
     def read(cls, path: str | Path) -> "LockFile":
+        """A lock file by path, or one shipped with the solver by name (:func:`shipped_locks`)."""
         path = Path(path)
+        if not path.exists() and str(path) in shipped_locks():
+            path = SHIPPED / f"{path}.toml"
+        elif not path.exists():
+            raise LockError(f"lock file {path}: no such file (shipped locks: {', '.join(shipped_locks())})")
         try:
             text = path.read_text()
         except OSError as err:
