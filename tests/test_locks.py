@@ -91,25 +91,47 @@ probabilities = { c = 1.0 }
 
 
 @pytest.fixture(scope="module")
-def equilibrium():
-    engine = Engine(TINY)
-    engine.run_iterations(400)
-    return engine
+def equilibrium(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tiny-equilibrium")
+    return solve(TINY, iterations=400, out_dir=out)
 
 
-def test_locking_a_seat_to_the_equilibrium_reproduces_its_value(equilibrium):
-    x = equilibrium.exploitability()
-    probabilities = equilibrium.average_probabilities()
-    locked = Engine(TINY)
-    locked.set_locks(fixed_strategy_locks(locked.tree, locked.layout, probabilities, (1,)))
+@pytest.mark.parametrize("seat", ["big blind", "button"])
+def test_locking_a_seat_to_the_equilibrium_reproduces_its_value(equilibrium, seat):
+    """A lock file fixing one seat to the equilibrium's own strategy (``strategy = DIR``): the
+    other seat's best response to it is worth the equilibrium's best-response value, and the
+    game value is the equilibrium's within the exploitabilities."""
+    x = equilibrium.exploitability
+    locked = Engine(TINY, locks=_lock(f"[[lock]]\nseat = '{seat}'\nstrategy = '{equilibrium.out_dir}'\n"))
     locked.run_iterations(400)
     y = locked.exploitability()
-    # The button's best response to the equilibrium's big blind: the equilibrium's own figure.
-    assert y.game_value_mbb == pytest.approx(1000 * x.br_button, abs=2 * y.exploitability_mbb + 1e-3)
-    assert abs(y.game_value_mbb - x.game_value_mbb) <= x.exploitability_mbb + 2 * y.exploitability_mbb + 1e-3
-    # The big blind plays exactly its lock.
-    for node in np.nonzero((locked.tree.kind <= DRAW) & (locked.tree.seat == 1))[0]:
-        assert np.allclose(locked.average_strategy(node), equilibrium.average_strategy(node), atol=1e-6)
+    if seat == "big blind":  # the button's best response to the equilibrium's big blind
+        assert y.game_value_mbb == pytest.approx(1000 * x.br_button, abs=2 * y.exploitability_mbb + 1e-3)
+    else:  # the big blind's best response to the equilibrium's button
+        assert -y.game_value_mbb == pytest.approx(1000 * x.br_big_blind, abs=2 * y.exploitability_mbb + 1e-3)
+    # (The two best-response values bracket the game value: they differ by twice the exploitability.)
+    assert abs(y.game_value_mbb - x.game_value_mbb) <= 2 * x.exploitability_mbb + 2 * y.exploitability_mbb + 1e-3
+    # The locked seat plays exactly the equilibrium.
+    at = 1 if seat == "big blind" else 0
+    eq = Engine(TINY)
+    saved = load_strategy(equilibrium.out_dir)
+    for node in np.nonzero((locked.tree.kind <= DRAW) & (locked.tree.seat == at))[0]:
+        assert np.allclose(locked.average_strategy(node), saved.strategy_at(int(node)), atol=1e-6)
+    assert eq.n_states == saved.n_states
+    # A strategy of another game is refused in one line.
+    with pytest.raises(LockError, match="is for"):
+        Engine(load_preset("tiny-double-draw"), locks=_lock(f"[[lock]]\nstrategy = '{equilibrium.out_dir}'\n"))
+
+
+def test_a_seat_locked_to_a_fixed_strategy_in_python(equilibrium):
+    """The same through :func:`fixed_strategy_locks` (a strategy given as probabilities)."""
+    probabilities = load_strategy(equilibrium.out_dir).probabilities
+    locked = Engine(TINY)
+    locked.set_locks(fixed_strategy_locks(locked.tree, locked.layout, np.asarray(probabilities), (1,)))
+    locked.run_iterations(200)
+    y = locked.exploitability()
+    assert y.game_value_mbb == pytest.approx(1000 * equilibrium.exploitability.br_button,
+                                             abs=2 * y.exploitability_mbb + 1e-3)
 
 
 @pytest.mark.parametrize("baseline", ["random", "rule"])

@@ -17,6 +17,11 @@ chooses (a rule naming every action, summing to 1, fixes the decision
 entirely). So ``{ pat = 0.0 }`` on non-badugis is "never snows", and ``{ r =
 1.0 }`` on badugis at the button's first decision is "raises every badugi".
 
+A rule may instead fix a seat's play to a solved strategy's: ``strategy =
+"runs/single-draw"`` (a directory of the same game, any abstraction) in
+place of ``probabilities`` fixes every decision it matches (both kinds
+unless ``kind`` says) to that strategy's probabilities for each hand.
+
 Hand groups (``hands``): ``"*"`` every hand; ``"badugi"`` or ``"3-card"``
 (``"N-card"``) by card count, optionally with the top card (``"badugi K"``,
 ``"1-card *"``); ``"classes 0-99"`` a range of value classes (0 = best); a
@@ -59,7 +64,8 @@ from ..game.tree import BET_LABELS, DRAW, SEAT_NAMES, PublicTree
 LOCK_FILE_NAME = "lock.toml"
 ACTION_WORDS = {"fold": "f", "check": "k", "call": "c", "bet": "b", "raise": "r", "pat": "0"}
 SEAT_WORDS = {"button": 0, "btn": 0, "big blind": 1, "big-blind": 1, "bb": 1}
-RULE_KEYS = {"seat", "history", "kind", "hands", "probabilities"}
+RULE_KEYS = {"seat", "history", "kind", "hands", "probabilities", "strategy"}
+ANY_KIND = -1
 
 
 SHIPPED = Path(__file__).resolve().parent.parent / "game" / "presets" / "locks"
@@ -79,15 +85,16 @@ class Rule:
     number: int                 # 1-based, in file order
     seats: tuple
     history: str
-    kind: int                   # BET or DRAW
+    kind: int                   # BET, DRAW or ANY_KIND
     hands: str
-    fixed: dict                 # action label -> probability
+    fixed: dict                 # action label -> probability (empty with ``strategy``)
+    strategy: str | None = None  # a strategy directory whose play the rule fixes
 
     def describe(self) -> str:
         seats = " and ".join(SEAT_NAMES[s] for s in self.seats)
-        fixed = ", ".join(f"{k}={v:g}" for k, v in self.fixed.items())
-        return (f"lock rule {self.number} ({seats}, history {self.history!r}, "
-                f"{'draw' if self.kind == DRAW else 'bet'}, hands {self.hands!r}: {fixed})")
+        what = (f"as {self.strategy}" if self.strategy else ", ".join(f"{k}={v:g}" for k, v in self.fixed.items()))
+        kind = {DRAW: "draw", ANY_KIND: "bet and draw"}.get(self.kind, "bet")
+        return f"lock rule {self.number} ({seats}, history {self.history!r}, {kind}, hands {self.hands!r}: {what})"
 
 
 @dataclass(frozen=True)
@@ -146,9 +153,21 @@ def _rule(number: int, table, source: str) -> Rule:
     hands = table.get("hands", "*")
     if not isinstance(hands, str) or not hands.strip():
         raise LockError(f"{where}: hands must be a hand group such as \"badugi K\" or \"1-card *\"")
+    strategy = table.get("strategy")
+    if strategy is not None:
+        if "probabilities" in table:
+            raise LockError(f"{where}: give probabilities or a strategy, not both")
+        if not isinstance(strategy, str) or not (Path(strategy) / "strategy.npz").is_file():
+            raise LockError(f"{where}: strategy {strategy!r} is not a strategy directory (badugi solve's output)")
+        kind_name = table.get("kind")
+        if kind_name not in (None, "bet", "draw"):
+            raise LockError(f"{where}: kind {kind_name!r} is not bet or draw")
+        kind = ANY_KIND if kind_name is None else DRAW if kind_name == "draw" else 0
+        return Rule(number, seats, history, kind, hands.strip(), {}, strategy)
     probabilities = table.get("probabilities")
     if not isinstance(probabilities, dict) or not probabilities:
-        raise LockError(f"{where}: give probabilities, e.g. probabilities = {{ pat = 0.0 }}")
+        raise LockError(f"{where}: give probabilities, e.g. probabilities = {{ pat = 0.0 }}, or a strategy "
+                        "directory, strategy = \"runs/single-draw\"")
     fixed = {}
     for name, p in probabilities.items():
         label = ACTION_WORDS.get(str(name).strip().lower(), str(name).strip().lower())
@@ -316,10 +335,25 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
     keys_of_rule = []
     for rule in lock_file.rules:
         group = hand_group(rule.hands, cfg.ranks, cfg.suits, cfg.hand_size)
-        candidates = np.nonzero((tree.kind == rule.kind) & np.isin(tree.seat, rule.seats))[0].astype(np.int64)
+        kinds = (tree.kind <= DRAW) if rule.kind == ANY_KIND else (tree.kind == rule.kind)
+        candidates = np.nonzero(kinds & np.isin(tree.seat, rule.seats))[0].astype(np.int64)
         nodes = _matching_nodes(tree, rule.history, candidates, histories)
         n_decisions, keys, key_variants = 0, [], []
         by_labels: dict = {}
+        if rule.strategy is not None:
+            strategy_rows = _strategy_rows(rule, tree)
+            idx = np.nonzero(group)[0]
+            for node in nodes.tolist():
+                rows = strategy_rows(node)[:, idx].T  # (classes, actions)
+                padded = np.full((len(idx), width), np.nan)
+                padded[:, :rows.shape[1]] = rows
+                start = len(variants)
+                for i, row in enumerate(padded):
+                    variants[("strategy", rule.number, node, int(idx[i]))] = (start + i, row)
+                n_decisions += 1
+                keys.append(node * n_states + idx)
+                key_variants.append(np.arange(start, start + len(idx), dtype=np.int64))
+            nodes = nodes[:0]
         for node in nodes.tolist():
             labels = "".join(chr(tree.action[c]) for c in tree.children(node))
             if labels not in by_labels:
@@ -338,9 +372,10 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
             keys.append(node * n_states + idx)
             key_variants.append(np.full(len(idx), variant, np.int64))
         if not n_decisions:
-            raise LockError(f"{rule.describe()} names no decision of {cfg.describe()}: no {SEAT_NAMES[rule.seats[0]] if len(rule.seats) == 1 else 'player'}'s "
-                            f"{'draw' if rule.kind == DRAW else 'betting'} decision matches it with its actions "
-                            "possible for those hands")
+            who = SEAT_NAMES[rule.seats[0]] if len(rule.seats) == 1 else "player"
+            what = {DRAW: "draw", ANY_KIND: ""}.get(rule.kind, "betting")
+            raise LockError(f"{rule.describe()} names no decision of {cfg.describe()}: no {who}'s {what} decision "
+                            "matches it with its actions possible for those hands".replace("  ", " "))
         keys = np.concatenate(keys)
         decisions[rule.number], hands[rule.number] = n_decisions, len(keys)
         keys_of_rule.append((keys, np.concatenate(key_variants)))
@@ -353,6 +388,22 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
     for index, row in variants.values():
         table[index] = row
     return Locks(lock_file, unique // n_states, unique % n_states, chosen_variants, table, decisions, hands)
+
+
+def _strategy_rows(rule: Rule, tree: PublicTree):
+    """node -> (actions, classes) probabilities of a rule's strategy directory, which must be of
+    this game (any abstraction) with the same public tree."""
+    from .files import STRATEGY_NAME, load_strategy_file
+    from .walker import class_strategy
+
+    saved = load_strategy_file(Path(rule.strategy) / STRATEGY_NAME)
+    if saved.config.at_full_resolution() != tree.config.at_full_resolution():
+        raise LockError(f"{rule.describe()}: that strategy is for {saved.config.describe()}, not "
+                        f"{tree.config.describe()}")
+    other = saved.tree
+    if other is None or other.n_nodes != tree.n_nodes or not np.array_equal(other.parent, tree.parent):
+        raise LockError(f"{rule.describe()}: that strategy's public tree is not this game's")
+    return lambda node: class_strategy(saved.layout, saved.probabilities, node)
 
 
 def _variant_row(rule: Rule, labels: str, width: int) -> np.ndarray | None:
