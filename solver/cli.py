@@ -31,6 +31,7 @@ examples:
   badugi export runs/single-draw --format csv --min-reach 1e-4
   badugi plot runs/single-draw             draw/pat, betting, EV and convergence charts
   badugi exploit runs/single-draw --against station --out runs/vs-station
+  badugi explore runs/single-draw          walk the strategy in a browser (explorer.html)
 """
 
 
@@ -352,6 +353,21 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_explore(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .tables.explorer import write_explorer
+    from .tables.strategy import load_strategy
+
+    if args.max_mb <= 0:
+        raise CliError("--max-mb must be positive")
+    strategy = load_strategy(args.dir)
+    out = Path(args.out) if args.out else Path(args.dir) / "explorer.html"
+    path = write_explorer(strategy, out, args.prefix, args.max_round, int(args.max_mb * 1e6))
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser (it needs no network)")
+    return 0
+
+
 def cmd_exploit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -520,6 +536,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("explore", help="an interactive page (one HTML file) to walk a strategy's game tree",
+                       epilog="examples:\n  badugi explore runs/single-draw                 (runs/single-draw/explorer.html)\n"
+                              "  badugi explore runs/dd --prefix ck/00/ --out dd-ck00.html   (a subtree of a big game)\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", help="output directory of badugi solve (or exploit)")
+    p.add_argument("--out", help="the HTML file to write (default DIR/explorer.html)")
+    p.add_argument("--prefix", help="only the decision points at or below this history")
+    p.add_argument("--max-round", type=int, help="only betting rounds up to this one (0 = before the first draw)")
+    p.add_argument("--max-mb", type=float, default=20.0, help="refuse a selection bigger than this (default 20)")
+    p.set_defaults(func=cmd_explore)
 
     p = sub.add_parser("exploit", help="the best response to a fixed opponent, as a strategy directory",
                        epilog="opponents: rule, station, random, or a strategy directory of the same game\n\n"

@@ -1,0 +1,276 @@
+"""``badugi explore``: one self-contained HTML page to walk a solved strategy's game tree.
+
+The page holds its data and script inline (no network): for every exported
+decision point, the deciding seat's action or draw frequencies, reach and EV
+by hand group (as ``badugi show`` prints them), the opponent's range by hand
+group, and each value class's probabilities (16-bit, so any hand typed in
+shows its own policy). Hand groups are drawn as a grid like a hold'em solver's
+range grid: rows by card count, columns by top card, each cell's colours
+split by the actions' frequencies and faded where the group is rarely there.
+
+Small games export whole; a big one exports the subtree of ``prefix`` and
+rounds up to ``max_round``, and a selection over ``max_bytes`` is refused with
+the figure, so a file stays near 20 MB at most. Games whose tree is never
+built (cap-4 triple draw) are not explored here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+
+from abstractions.cards import RANK_CHARS, SUIT_CHARS, rank_name
+
+from ..game.tree import DRAW, SEAT_NAMES, action_name
+from .reports import class_groups
+from .strategy import Strategy
+
+MAX_BYTES = 20_000_000
+BYTES_PER_PROBABILITY = 2.7  # 16-bit, base64
+BYTES_PER_NODE = 300         # in JSON: history, labels, children
+BYTES_PER_GROUP = 35         # reach, EV, opponent's share
+BYTES_PER_GROUP_ACTION = 8   # a frequency
+
+
+def _short(x: float, digits: int) -> float:
+    """``x`` to ``digits`` significant digits (the page prints at most four)."""
+    return float(f"{float(x):.{digits}g}")
+
+
+def _selection(strategy: Strategy, prefix: str | None, max_round: int | None) -> np.ndarray:
+    tree = strategy.tree
+    nodes = tree.kind <= DRAW
+    if prefix:
+        inside = np.zeros(tree.n_nodes, bool)
+        tree.mark_subtree(inside, tree.node_at(prefix))  # ValueError names a bad prefix
+        nodes &= inside
+    if max_round is not None:
+        nodes &= tree.round <= max_round
+    return np.nonzero(nodes)[0]
+
+
+def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int | None = None,
+                  max_bytes: int = MAX_BYTES) -> dict:
+    """Everything the page shows, as JSON-ready data; ValueError if the selection is too big."""
+    if strategy.tree is None:
+        raise ValueError(f"{strategy.config.describe()}: its public tree is too big to build, so it cannot be "
+                         "explored by history here; badugi show --history reads one decision")
+    tree, n_states = strategy.tree, strategy.n_states
+    nodes = _selection(strategy, prefix, max_round)
+    if not len(nodes):
+        raise ValueError("no decision point in that selection")
+    group_of, labels = class_groups(strategy)
+    n_groups = len(labels)
+    n_actions = int(tree.n_children[nodes].astype(np.int64).sum())
+    size = n_actions * (n_states * BYTES_PER_PROBABILITY + n_groups * BYTES_PER_GROUP_ACTION) \
+        + len(nodes) * (BYTES_PER_NODE + n_groups * BYTES_PER_GROUP)
+    if size > max_bytes:
+        raise ValueError(f"that selection ({len(nodes):,} decision points) would make a file of about "
+                         f"{size / 1e6:.0f} MB; export a subtree with --prefix (e.g. --prefix ck/00/) or fewer "
+                         f"rounds with --max-round (limit {max_bytes / 1e6:.0f} MB, --max-mb)")
+    ev = strategy.evaluator
+    counts = ev.value_card_count.astype(int)
+    tops = np.array([ev.value_ranks(v)[0] for v in range(n_states)])
+    group_count = [int(counts[group_of == g][0]) for g in range(n_groups)]
+    group_top = [int(tops[group_of == g][0]) for g in range(n_groups)]
+    selected = set(nodes.tolist())
+    out_nodes = {}
+    for batch in strategy.stats(nodes):
+        for i, node in enumerate(batch.nodes):
+            node = int(node)
+            seat = int(tree.seat[node])
+            reach = batch.reach_of(i, seat)
+            value = batch.ev_mbb(i, seat)
+            opponent = batch.reach[i, 1 - seat]
+            probs = strategy.strategy_at(node)
+            is_draw = tree.kind[node] == DRAW
+            legal = strategy.layout.class_legal
+            mass = np.bincount(group_of, weights=reach, minlength=n_groups)
+            groups = []
+            for g in range(n_groups):
+                members = group_of == g
+                weights = reach[members] / mass[g] if mass[g] > 0 else np.full(members.sum(), 1.0 / members.sum())
+                freq = [float((probs[a, members] * weights).sum()) for a in range(probs.shape[0])]
+                groups.append([_short(mass[g], 9), [round(f, 8) for f in freq],
+                               round(float(np.nansum(value[members] * weights)), 1) if mass[g] > 0 else None])
+            opp_mass = np.bincount(group_of, weights=opponent, minlength=n_groups)
+            opp_total = opp_mass.sum()
+            children = []
+            for c in tree.children(node):
+                label = chr(tree.action[c])
+                kind = int(tree.kind[c])
+                children.append([label, c if c in selected else -1,
+                                 "fold" if kind == 2 else "showdown" if kind == 3 else ""])
+            quantised = np.round(np.nan_to_num(probs) * 65535).astype("<u2")
+            if is_draw:
+                quantised = quantised * legal.T[:probs.shape[0]].astype("<u2")
+            locked = strategy.locked_classes(node) if strategy.locks is not None else None
+            out_nodes[node] = {
+                "history": tree.history(node), "seat": seat, "draw": bool(is_draw),
+                "labels": [chr(tree.action[c]) for c in tree.children(node)],
+                "names": [action_name(chr(tree.action[c]), int(tree.kind[node])) for c in tree.children(node)],
+                "children": children,
+                "reached": float(reach.sum()),
+                "groups": groups,
+                "opponent": [_short(m / opp_total, 4) if opp_total > 0 else 0.0 for m in opp_mass],
+                "probs": base64.b64encode(quantised.tobytes()).decode("ascii"),
+                "locked": None if locked is None else [
+                    ("all" if locked[group_of == g].all() else "some" if locked[group_of == g].any() else "")
+                    for g in range(n_groups)],
+            }
+    root = int(nodes[0])
+    return {
+        "game": strategy.config.describe(),
+        "directory": str(strategy.directory),
+        "exploitability_mbb": strategy.exploitability_mbb,
+        "game_value_mbb": strategy.game_value_mbb,
+        "seats": [SEAT_NAMES[0], SEAT_NAMES[1]],
+        "hand_size": strategy.config.hand_size,
+        "ranks": RANK_CHARS[:strategy.config.ranks],
+        "suits": SUIT_CHARS[:strategy.config.suits],
+        "n_states": n_states,
+        "value_codes": [int(c) for c in ev.value_codes],
+        "class_names": [ev.describe(v) for v in range(n_states)],
+        "group_labels": labels,
+        "group_count": group_count,
+        "group_top": [rank_name(t) for t in group_top],
+        "root": root,
+        "prefix": prefix or "",
+        "nodes": out_nodes,
+    }
+
+
+def write_explorer(strategy: Strategy, path: str | Path, prefix: str | None = None, max_round: int | None = None,
+                   max_bytes: int = MAX_BYTES) -> Path:
+    data = explorer_data(strategy, prefix, max_round, max_bytes)
+    path = Path(path)
+    text = PAGE.replace("/*DATA*/null", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+    from abstractions.files import atomic_write
+
+    with atomic_write(path, "w") as f:
+        f.write(text)
+    return path
+
+
+PAGE = r"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Badugi strategy explorer</title>
+<style>
+body{font:14px system-ui,sans-serif;margin:16px;color:#222;max-width:1200px}
+h1{font-size:18px;margin:0 0 4px} .sub{color:#666;margin-bottom:12px}
+#path a{cursor:pointer;color:#1565c0;margin-right:4px} #path code{background:#eee;padding:2px 6px}
+.actions button{margin:4px 6px 4px 0;padding:6px 10px;border:1px solid #888;border-radius:4px;cursor:pointer;background:#fafafa}
+.actions button:disabled{cursor:default;color:#999}
+.panel{display:flex;gap:28px;flex-wrap:wrap;margin-top:10px}
+table.grid{border-collapse:collapse} table.grid td{width:38px;height:30px;border:1px solid #fff;padding:0;position:relative}
+table.grid th{font-weight:normal;color:#555;padding:0 4px;font-size:12px}
+.cell{display:flex;height:100%;width:100%} .cell span{display:block;height:100%}
+.cell-label{position:absolute;left:2px;top:1px;font-size:10px;color:#000;text-shadow:0 0 2px #fff}
+table.stats{border-collapse:collapse;font-size:12px} table.stats td,table.stats th{padding:2px 6px;text-align:right;border-bottom:1px solid #eee}
+table.stats td:first-child,table.stats th:first-child{text-align:left}
+.legend span{display:inline-block;margin-right:10px} .legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
+#hand-result{margin-top:6px}
+</style></head><body>
+<h1>Badugi strategy explorer</h1>
+<div class="sub" id="sub"></div>
+<div id="path"></div>
+<h2 id="title" style="font-size:16px"></h2>
+<div id="reached"></div>
+<div class="actions" id="actions"></div>
+<div class="legend" id="legend"></div>
+<div class="panel">
+ <div><div><b>Deciding player, by hand group</b> (colour: action mix; faded: rarely here)</div><table class="grid" id="grid"></table></div>
+ <div><div><b>Opponent's range here</b> (share of his hands)</div><table class="grid" id="opp"></table></div>
+</div>
+<div style="margin-top:12px"><label>Hand: <input id="hand" size="12" placeholder="e.g. 7h5d4d3s"></label>
+ <button id="lookup">show its policy</button><div id="hand-result"></div></div>
+<h3 style="font-size:14px">By hand group (as <code>badugi show</code> prints it)</h3>
+<table class="stats" id="stats"></table>
+<script>
+const DATA = /*DATA*/null;
+const COLOURS = {f:"#9e9e9e",k:"#4c9be8",c:"#2e7d32",b:"#f0a030",r:"#c62828",
+  "0":"#6a1b9a","1":"#1e88e5","2":"#43a047","3":"#fb8c00","4":"#e53935"};
+let current = DATA.root, trail = [];
+function pct(x, d){ return (100 * x).toFixed(d) + "%"; }
+function decode(b64){ const bin = atob(b64); const out = new Uint16Array(bin.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = bin.charCodeAt(2*i) | (bin.charCodeAt(2*i+1) << 8); return out; }
+function cardsOf(text){
+  const t = text.replace(/[\s,]/g, ""); const cards = [];
+  for (let i = 0; i < t.length; ) {
+    let r; if (t.startsWith("10", i)) { r = "T"; i += 2; } else { r = t[i].toUpperCase(); i += 1; }
+    const s = (t[i] || "").toLowerCase(); i += 1;
+    const ri = DATA.ranks.indexOf(r), si = DATA.suits.indexOf(s);
+    if (ri < 0 || si < 0) return null; cards.push([ri, si]); }
+  if (cards.length !== DATA.hand_size) return null;
+  const seen = new Set(cards.map(c => c[0] + "," + c[1])); if (seen.size !== cards.length) return null;
+  return cards; }
+function classOf(cards){
+  // The best subset with distinct ranks and suits: most cards, then the lowest code (highest card first).
+  const n = cards.length, ranks = DATA.ranks.length; let best = null;
+  for (let m = 1; m < (1 << n); m++) {
+    const sub = cards.filter((_, i) => m >> i & 1);
+    if (new Set(sub.map(c => c[0])).size !== sub.length || new Set(sub.map(c => c[1])).size !== sub.length) continue;
+    let mask = 0; for (const c of sub) mask += 2 ** c[0];
+    const code = (DATA.hand_size - sub.length) * 2 ** ranks + mask;
+    if (best === null || code < best) best = code; }
+  return DATA.value_codes.indexOf(best); }
+function grid(table, values, colourOf, labelOf, titleOf){
+  const counts = [...new Set(DATA.group_count)].sort((a, b) => b - a);
+  const tops = DATA.ranks.split("");
+  let html = "<tr><th></th>" + tops.map(t => "<th>" + t + "</th>").join("") + "</tr>";
+  for (const count of counts) {
+    html += "<tr><th>" + (count === 4 ? "badugi" : count + "-card") + "</th>";
+    for (const top of tops) {
+      const g = DATA.group_labels.findIndex((_, j) => DATA.group_count[j] === count && DATA.group_top[j] === top);
+      html += g < 0 ? "<td></td>" : "<td data-group='" + DATA.group_labels[g] + "' title='" + titleOf(g) + "'>" + colourOf(g) + labelOf(g) + "</td>"; }
+    html += "</tr>"; }
+  table.innerHTML = html; }
+function show(id){
+  current = id; const node = DATA.nodes[id];
+  document.getElementById("title").textContent = DATA.seats[node.seat] + "'s " + (node.draw ? "draw" : "betting") +
+    " decision at '" + node.history + "'";
+  document.getElementById("reached").textContent = "reached in " + pct(node.reached, 3) + " of hands";
+  let path = "<a data-step='root'>start</a> "; trail.forEach((t, i) => path += "<a data-step='" + i + "'>" + DATA.nodes[t].history + "</a> ");
+  document.getElementById("path").innerHTML = "history: <code id='history'>" + node.history + "</code> &nbsp; " + path;
+  document.querySelectorAll("#path a").forEach(a => a.onclick = () => {
+    const s = a.dataset.step; if (s === "root") { trail = []; show(DATA.root); } else { const t = trail[+s]; trail = trail.slice(0, +s); show(t); } });
+  const total = node.labels.map((_, a) => node.groups.reduce((acc, g) => acc + g[0] * g[1][a], 0) / Math.max(node.reached, 1e-300));
+  const actions = document.getElementById("actions"); actions.innerHTML = "";
+  node.children.forEach(([label, child, end], a) => {
+    const b = document.createElement("button"); b.dataset.action = label;
+    b.textContent = node.names[a] + " (" + pct(total[a], 1) + ")" + (end ? " \u2192 " + end : child < 0 ? " \u2192 not exported" : "");
+    b.disabled = child < 0; b.onclick = () => { trail.push(current); show(child); }; actions.appendChild(b); });
+  document.getElementById("legend").innerHTML = node.labels.map((l, a) => "<span><i style='background:" + COLOURS[l] + "'></i>" + node.names[a] + "</span>").join("");
+  const maxReach = Math.max(...node.groups.map(g => g[0]), 1e-300);
+  grid(document.getElementById("grid"), null, g => {
+      const [m, f] = node.groups[g]; const o = m > 0 ? Math.max(0.12, Math.sqrt(m / maxReach)) : 0.05;
+      return "<div class='cell' style='opacity:" + o + "'>" + f.map((x, a) => "<span style='width:" + (100 * x) + "%;background:" + COLOURS[node.labels[a]] + "'></span>").join("") + "</div>"; },
+    g => "<span class='cell-label'>" + (node.locked && node.locked[g] ? "L" : "") + "</span>",
+    g => DATA.group_labels[g] + ": reach " + pct(node.groups[g][0], 3) + "; " + node.names.map((n, a) => n + " " + pct(node.groups[g][1][a], 1)).join(", "));
+  const maxOpp = Math.max(...node.opponent, 1e-300);
+  grid(document.getElementById("opp"), null, g => "<div class='cell' style='background:#5c6bc0;opacity:" + Math.max(0.04, node.opponent[g] / maxOpp) + "'></div>",
+    g => "", g => DATA.group_labels[g] + ": " + pct(node.opponent[g], 2) + " of his hands");
+  let rows = "<tr><th>hand</th><th>reach %</th>" + node.names.map(n => "<th>" + n + "</th>").join("") + "<th>EV mbb</th>" + (node.locked ? "<th>locked</th>" : "") + "</tr>";
+  node.groups.forEach(([m, f, ev], g) => { if (m < 1e-6) return;
+    rows += "<tr data-group='" + DATA.group_labels[g] + "'><td>" + DATA.group_labels[g] + "</td><td>" + (100 * m).toFixed(3) + "</td>" +
+      f.map((x, a) => "<td data-action='" + node.labels[a] + "'>" + (100 * x).toFixed(1) + "%</td>").join("") +
+      "<td>" + (ev === null ? "" : ev.toFixed(0)) + "</td>" + (node.locked ? "<td>" + node.locked[g] + "</td>" : "") + "</tr>"; });
+  document.getElementById("stats").innerHTML = rows;
+  lookup(false); }
+function lookup(fromButton){
+  const text = document.getElementById("hand").value, out = document.getElementById("hand-result");
+  if (!text) { out.textContent = ""; return; }
+  const cards = cardsOf(text); if (!cards) { out.textContent = "not a " + DATA.hand_size + "-card hand of this deck: " + text; return; }
+  const v = classOf(cards), node = DATA.nodes[current], probs = decode(node.probs), n = DATA.n_states;
+  out.innerHTML = "<span id='hand-class'>" + DATA.class_names[v] + "</span>: " + node.labels.map((l, a) =>
+    "<span data-action='" + l + "'>" + node.names[a] + " " + (probs[a * n + v] / 655.35).toFixed(2) + "%</span>").join(", "); }
+document.getElementById("lookup").onclick = () => lookup(true);
+document.getElementById("hand").onkeydown = e => { if (e.key === "Enter") lookup(true); };
+document.getElementById("sub").textContent = DATA.game + " \u2014 " + DATA.directory + "; exploitability " +
+  DATA.exploitability_mbb.toFixed(3) + " mbb/hand; button's value " + DATA.game_value_mbb.toFixed(2) + " mbb/hand" +
+  (DATA.prefix ? "; exported below '" + DATA.prefix + "'" : "");
+show(DATA.root);
+</script></body></html>
+"""

@@ -1,0 +1,137 @@
+"""The strategy explorer (``badugi explore``), opened and clicked through in headless Chromium.
+
+Needs Debian's chromium and chromium-driver and the selenium package; `.ci/run` installs them
+and sets BADUGI_REQUIRE_BROWSER=1, so in CI a missing browser fails instead of skipping.
+"""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from solver.cfr.solve import solve
+from solver.cli import main
+from solver.game.config import load_preset
+from solver.tables.explorer import explorer_data
+from solver.tables.reports import class_groups
+from solver.tables.strategy import load_strategy
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tiny-double-draw")
+    solve(load_preset("tiny-double-draw"), iterations=150, out_dir=out)
+    return out
+
+
+def _show_table(strategy, history):
+    """What `badugi show DIR --history H` prints per hand group: {group: (reach %, [freq %])} with
+    the same rounding."""
+    decision = strategy.decision(history)
+    batch = strategy.history_stats(history)
+    reach = batch.reach_of(0, decision.seat)
+    probs = strategy.decision_strategy(decision)
+    group_of, labels = class_groups(strategy)
+    out = {}
+    for g, label in enumerate(labels):
+        members = group_of == g
+        mass = reach[members].sum()
+        if mass < 1e-6:
+            continue
+        weights = reach[members] / mass
+        out[label] = (f"{100 * mass:.3f}", [f"{100 * (probs[a, members] * weights).sum():.1f}%"
+                                            for a in range(len(decision.labels))])
+    return out
+
+
+def test_explorer_data_matches_show(solved):
+    strategy = load_strategy(solved)
+    data = explorer_data(strategy)
+    tree = strategy.tree
+    for history in ("", "c", "ck/", "ck/1", "ck/10/k"):
+        node = data["nodes"][tree.node_at(history)]
+        assert node["history"] == tree.history(tree.node_at(history))
+        expected = _show_table(strategy, history)
+        for label, (reach, freqs) in expected.items():
+            g = data["group_labels"].index(label)
+            mass, freq, _ = node["groups"][g]
+            assert f"{100 * mass:.3f}" == reach
+            assert [f"{100 * f:.1f}%" for f in freq] == freqs
+
+
+def test_explorer_refuses_what_it_cannot_hold(solved, tmp_path, capsys):
+    assert main(["explore", str(solved), "--max-mb", "0.001", "--out", str(tmp_path / "x.html")]) == 2
+    assert "--prefix" in capsys.readouterr().err
+    assert main(["explore", str(solved), "--prefix", "ck/9", "--out", str(tmp_path / "x.html")]) == 2
+    assert "not possible" in capsys.readouterr().err
+    assert main(["explore", str(solved), "--prefix", "ck/", "--out", str(tmp_path / "sub.html")]) == 0
+    data = explorer_data(load_strategy(solved), prefix="ck/")
+    assert all(n["history"].startswith("ck/") for n in data["nodes"].values())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (CHROMIUM and CHROMEDRIVER):
+        if os.environ.get("BADUGI_REQUIRE_BROWSER"):
+            pytest.fail("headless Chromium and chromedriver are required (apt-get install chromium chromium-driver)")
+        pytest.skip("no chromium/chromedriver here")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--window-size=1300,1100"):
+        options.add_argument(flag)
+    from selenium.webdriver.chrome.service import Service
+
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _page_table(driver):
+    from selenium.webdriver.common.by import By
+
+    out = {}
+    for row in driver.find_elements(By.CSS_SELECTOR, "#stats tr[data-group]"):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        out[row.get_attribute("data-group")] = (cells[1], [c.text for c in row.find_elements(By.CSS_SELECTOR,
+                                                                                          "td[data-action]")])
+    return out
+
+
+def test_explorer_in_a_browser_reads_what_show_prints(solved, tmp_path, browser):
+    from selenium.webdriver.common.by import By
+
+    page = tmp_path / "explorer.html"
+    assert main(["explore", str(solved), "--out", str(page)]) == 0
+    strategy = load_strategy(solved)
+    browser.get(page.resolve().as_uri())
+    assert browser.find_element(By.ID, "history").text == ""
+    assert _page_table(browser) == _show_table(strategy, "")
+    # Three histories, clicked action by action from the start.
+    for path in (["c", "k", "1", "0"], ["c", "k", "0", "2", "k"], ["c", "k", "2", "2", "b"]):
+        browser.find_element(By.CSS_SELECTOR, "#path a[data-step='root']").click()
+        for label in path:
+            browser.find_element(By.CSS_SELECTOR, f"#actions button[data-action='{label}']").click()
+            history = browser.find_element(By.ID, "history").text
+            assert _page_table(browser) == _show_table(strategy, history), history
+        assert history == strategy.tree.history(strategy.tree.node_at(history))
+        # A hand typed in: its policy as `badugi show --history H --hand X` prints it.
+        hand = "As2h"
+        box = browser.find_element(By.ID, "hand")
+        box.clear()
+        box.send_keys(hand)
+        browser.find_element(By.ID, "lookup").click()
+        shown = {s.get_attribute("data-action"): s.text.split()[-1]
+                 for s in browser.find_elements(By.CSS_SELECTOR, "#hand-result span[data-action]")}
+        policy = strategy.policy(history, hand)
+        decision = strategy.decision(history)
+        expected = {label: f"{100 * policy.get(label, 0.0):.2f}%" for label in decision.labels}
+        assert shown == expected, (history, shown, expected)
+    browser.save_screenshot(str(tmp_path / "explorer.png"))
+    assert (tmp_path / "explorer.png").stat().st_size > 10_000
