@@ -297,7 +297,7 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
     from pathlib import Path
 
     from .tables import charts
-    from .tables.reports import draw_csv_rows, pat_snow_break_rows, summarise
+    from .tables.reports import draw_csv_rows, pat_snow_break_rows, situation_csv_rows, summarise
     from .tables.strategy import load_strategy
 
     strategy = load_strategy(directory)
@@ -306,18 +306,28 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
     game = strategy.config.describe()
     summary = summarise(strategy)
     written = []
-    written += charts.plot_draw_heatmaps(summary, strategy.config.hand_size, out / "draws",
-                                         f"{game}: cards drawn by hand")
+    for old in list(out.glob("draws.png")) + list(out.glob("draws.svg")) + list(out.glob("betting.*")):
+        old.unlink()  # one tall chart each before charts were split by situation
+    written += charts.plot_draw_situations(summary, strategy.config.hand_size, out, f"{game}: cards drawn by hand")
     written += charts.plot_pat_snow_break(summary, out / "pat_snow_break",
                                           f"{game}: standing pat, snowing and breaking")
-    written += charts.plot_betting(summary, out / "betting", f"{game}: betting by hand strength")
+    written += charts.plot_betting_situations(summary, out, f"{game}")
     written += charts.plot_deal_ev(summary, out / "ev_by_hand", f"{game}: expected value by dealt hand")
-    convergence = {Path(d).name: charts.read_convergence(Path(d) / "convergence.csv")
-                   for d in (runs or [directory]) if (Path(d) / "convergence.csv").is_file()}
+    convergence = {}
+    games = set()
+    for d in runs or [directory]:
+        if (Path(d) / "convergence.csv").is_file():
+            other = load_strategy(d).config.describe() if Path(d) != Path(directory) else game
+            games.add(other)
+            convergence[Path(d).name] = (other, charts.read_convergence(Path(d) / "convergence.csv"))
     if convergence:
-        written += charts.plot_convergence(convergence, out / "convergence", f"{game}: convergence")
+        # Runs of different games are told apart by their game, not the first one's title.
+        labelled = {(name if len(games) == 1 else f"{name}: {g}"): rows for name, (g, rows) in convergence.items()}
+        written += charts.plot_convergence(labelled, out / "convergence",
+                                           f"{game}: convergence" if len(games) == 1 else "convergence")
     for name, rows in (("draws.csv", list(draw_csv_rows(summary, strategy.config.hand_size))),
-                       ("pat_snow_break.csv", list(pat_snow_break_rows(summary)))):
+                       ("pat_snow_break.csv", list(pat_snow_break_rows(summary))),
+                       ("situations.csv", list(situation_csv_rows(summary, strategy.config.hand_size)))):
         with atomic_write(out / name, "w") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
             writer.writeheader()

@@ -120,11 +120,19 @@ def test_chart_data_equals_recomputation_from_export(solved, strategy, tmp_path)
     bet_mass = defaultdict(float)
     bet_action = defaultdict(float)
     totals = defaultdict(float)
+    situation_mass = defaultdict(float)
+    situation_action = defaultdict(float)
+    tree = strategy.tree
     with open(out, newline="") as f:
         for row in csv.DictReader(f):
             reach = float(row["reach"])
             seat = 0 if row["seat"] == "button" else 1
             key = (seat, int(row["round"]), _group(row, hand_size))
+            code = int(tree.situation[tree.node_at(row["history"])])
+            situation_mass[(seat, int(row["round"]), code, key[2])] += reach
+            for column in [f"d{d}" for d in range(hand_size + 1)] + list("fkcbr"):
+                if row.get(column):
+                    situation_action[(seat, int(row["round"]), code, key[2], column)] += reach * float(row[column])
             badugi = row["class_name"].startswith(["one", "two", "three", "four"][hand_size - 1])
             if row["kind"] == "draw":
                 draw_mass[key] += reach
@@ -164,6 +172,17 @@ def test_chart_data_equals_recomputation_from_export(solved, strategy, tmp_path)
         for name in ("pat", "snow", "break"):
             assert measures[name] == pytest.approx(totals[(seat, rnd, name)] / reach, abs=1e-4)
         assert measures["snow"] <= measures["pat"] <= 1.0
+    # By situation (what the player faces): the charts' figures from the same rows.
+    for (seat, rnd, code, group), mass in situation_mass.items():
+        g = labels.index(group)
+        assert summary.situation_reach[(seat, rnd, code)][g] == pytest.approx(mass, rel=1e-4, abs=1e-9)
+        if mass > 1e-9:
+            freq = summary.situation_freq[(seat, rnd, code)][g]
+            columns = [f"d{d}" for d in range(hand_size + 1)] if code >= 6 else list("fkcbr")
+            for i, column in enumerate(columns):
+                assert freq[i] == pytest.approx(situation_action[(seat, rnd, code, group, column)] / mass, abs=1e-4)
+            checked += 1
+    assert {code for (_, _, code) in summary.situation_freq} >= {0, 1, 2, 3, 4, 6, 7}
     assert checked > 20
 
 
@@ -191,9 +210,16 @@ def test_show_and_plot(solved, tmp_path):
     assert missing.returncode == 2 and "no strategy file" in missing.stderr
     plot = _cli("plot", str(solved), "--out", str(tmp_path / "charts"))
     assert plot.returncode == 0, plot.stderr
-    for name in ("draws", "pat_snow_break", "betting", "ev_by_hand", "convergence"):
+    for name in ("draws_1", "draws_2", "pat_snow_break", "betting_0_button", "betting_2_big-blind", "ev_by_hand",
+                 "convergence"):
         assert (tmp_path / "charts" / f"{name}.png").stat().st_size > 5000
         assert (tmp_path / "charts" / f"{name}.svg").stat().st_size > 5000
+    from matplotlib.image import imread
+
+    for png in (tmp_path / "charts").glob("*.png"):  # every chart readable at full width in a README
+        assert imread(png).shape[0] <= 1600, png.name
+    situations = list(csv.DictReader(open(tmp_path / "charts" / "situations.csv")))
+    assert {"facing a bet", "checked to", "after he stood pat"} <= {r["situation"] for r in situations}
     rows = list(csv.DictReader(open(tmp_path / "charts" / "draws.csv")))
     assert rows and {"seat", "draw", "hand", "reach", "draw_0"} <= set(rows[0])
 

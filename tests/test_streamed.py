@@ -296,7 +296,7 @@ def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tree_less):
     run, saved, built = tree_less
     ours, theirs = summarise(saved), summarise(built)
     assert ours.group_labels == theirs.group_labels
-    for field in ("draw_reach", "draw_freq", "bet_reach", "bet_freq", "deal_ev"):
+    for field in ("draw_reach", "draw_freq", "bet_reach", "bet_freq", "situation_reach", "situation_freq", "deal_ev"):
         a, b = getattr(ours, field), getattr(theirs, field)
         assert sorted(a) == sorted(b) and len(a) > 0, field
         for key in a:
@@ -308,7 +308,8 @@ def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tree_less):
     # Every round's draws are there, and the charts and CSVs are drawn from them.
     assert {rnd for _, rnd in ours.draw_freq} == {0, 1, 2}
     written = {p.name for p in write_charts(run)}
-    assert {"draws.png", "betting.png", "ev_by_hand.png", "draws.csv", "pat_snow_break.csv"} <= written
+    assert {"draws_1.png", "draws_3.png", "betting_0_button.png", "betting_3_big-blind.png", "ev_by_hand.png",
+            "draws.csv", "pat_snow_break.csv", "situations.csv"} <= written
 
 
 @pytest.mark.parametrize("history", ["", "c", "ck/", "ck/1", "ck/21/", "ck/21/b", "ck/21/kk/00/", "ck/21/kk/00/bc/1"])

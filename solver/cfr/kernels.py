@@ -78,18 +78,19 @@ Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weigh
 NO_UPDATE = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # the discount of walks that update nothing
 Cuts = namedtuple("Cuts", "nodes index reach value")
 # A record: nodes with ``index >= 0`` get their reach and values; with a non-empty ``summary``
-# (seat, round, kind 0 bet / 1 draw, column, state), an evaluate walk also sums there, at every
-# decision node, the acting seat's reach times the opponent's total reach (column 0) and that
-# times each action's probability (column ``1 + column[child]``): strategy charts of games whose
-# tree is never built. Empty summaries (``no_record``) sum nothing.
-Record = namedtuple("Record", "index reach value summary column")
+# (seat, round, situation, column, state), an evaluate walk also sums there, at every decision
+# node, the acting seat's reach times the opponent's total reach (column 0) and that times each
+# action's probability (column ``1 + column[child]``), by the node's ``situation`` code
+# (``solver.game.tree.situations``: what the player faces): strategy charts of games whose tree
+# is never built. Empty summaries (``no_record``) sum nothing.
+Record = namedtuple("Record", "index reach value summary column situation")
 
 
 def no_record(n_nodes: int, n_states: int) -> Record:
     """A record of nothing for a tree of ``n_nodes`` (the same types as a real one: one compiled
     walk serves both)."""
     return Record(np.full(n_nodes, -1, np.int64), np.zeros((0, 2, n_states)), np.zeros((0, 2, n_states)),
-                  np.zeros((0, 0, 0, 0, 0)), np.zeros(0, np.int64))
+                  np.zeros((0, 0, 0, 0, 0)), np.zeros(0, np.int64), np.zeros(0, np.int64))
 WorkBuffers = namedtuple("WorkBuffers", "reach child_val strat stack_node stack_next agg temp chance_at chance_level "
                                         "ones per_bucket bucket_sums scratch")
 
@@ -355,7 +356,7 @@ def _locked_best(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, de
 
 
 @njit(cache=True)
-def _summarise_node(summary, column, acting, rnd, kind, first, n_act, own, other, strat):
+def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, other, strat):
     """Adds one decision node to an evaluate walk's summary (see ``Record``)."""
     other_total = 0.0
     for s in range(len(other)):
@@ -363,11 +364,11 @@ def _summarise_node(summary, column, acting, rnd, kind, first, n_act, own, other
     if other_total <= 0.0:
         return
     for s in range(len(own)):
-        summary[acting, rnd, kind, 0, s] += own[s] * other_total
+        summary[acting, rnd, situation, 0, s] += own[s] * other_total
     for a in range(n_act):
         c = 1 + column[first + a]
         for s in range(len(own)):
-            summary[acting, rnd, kind, c, s] += own[s] * other_total * strat[a, s]
+            summary[acting, rnd, situation, c, s] += own[s] * other_total * strat[a, s]
 
 
 @njit(cache=True, fastmath=True)
@@ -448,7 +449,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                 rec_reach[rec_index[node], 0, :] = reach[depth, 0, :]
                 rec_reach[rec_index[node], 1, :] = reach[depth, 1, :]
             if summarise and mode != TRUNK:
-                _summarise_node(record.summary, record.column, acting, rnd, 1 if is_draw else 0, first_child[node],
+                _summarise_node(record.summary, record.column, acting, rnd, record.situation[node], first_child[node],
                                 n_act, reach[depth, acting], reach[depth, waiting], strat[depth])
 
         if k < n_act:
@@ -699,7 +700,7 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
         sums = np.zeros((n_chunks,) + record.summary.shape)
         for chunk in prange(n_chunks):
             chunk_record = Record(shape_record.index, shape_record.reach, shape_record.value, sums[chunk],
-                                  shape_record.column)
+                                  shape_record.column, shape_record.situation)
             chunk_work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
             contrib = np.empty((n_shape, 2))
             entry_offset = np.empty(n_shape, np.int64)

@@ -30,7 +30,7 @@ from ..game.config import GameConfig
 from ..game.layout import LayoutError, StrategyLayout, config_row_maps
 from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.rounds import RoundTemplates
-from ..game.tree import BET, BET_LABELS, PublicTree, expand_tree
+from ..game.tree import BET, BET_LABELS, N_SITUATIONS, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
 from .walker import NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, normalised_slots, read_only, tree_arrays
@@ -39,7 +39,8 @@ from .walker import NO_STORAGE, Exploitability, NodeStats, action_columns, draw_
 class WalkSummary(NamedTuple):
     """What a summary walk sums (see :meth:`StreamedWalker.summary`)."""
 
-    mass: np.ndarray   # (seat, round, kind 0 bet / 1 draw, column, class): column 0 the reach of
+    mass: np.ndarray   # (seat, round, situation, column, class): situations as
+                       # ``solver.game.tree.situations`` codes (bets 0-5, draws 6-11); column 0 the reach of
                        # (seat to act holding the class) times the opponent's total reach, summed
                        # over decisions; column 1 + a that times the probability of action a
                        # (f k c b r at bets, cards drawn at draws)
@@ -199,15 +200,17 @@ class StreamedWalker:
         dealt class, both seats playing the strategy in ``play``: two evaluate walks."""
         config, n = self.game.config, self.n_states
         columns = 1 + max(len(BET_LABELS), config.hand_size + 1)
-        mass = np.zeros((2, config.rounds, 2, columns, n))
+        mass = np.zeros((2, config.rounds, N_SITUATIONS, columns, n))
         root = np.zeros((2, n))
+        shape = self.game.shape if self.game.shape is not None else self.game.trunk
         for seat in (0, 1):
             index = np.full(self.game.trunk.n_nodes, -1, np.int64)
             index[0] = 0
             # (The sums do not depend on the traverser: the first walk makes them.)
             summary = mass if seat == 0 else np.zeros((0, 0, 0, 0, 0))
-            record = Record(index, np.zeros((1, 2, n)), np.zeros((1, 2, n)), summary, self.trunk_columns)
-            shape_record = self.shape_record._replace(column=self.shape_columns)
+            record = Record(index, np.zeros((1, 2, n)), np.zeros((1, 2, n)), summary, self.trunk_columns,
+                            self.game.trunk.situation)
+            shape_record = self.shape_record._replace(column=self.shape_columns, situation=shape.situation)
             self.walk(seat, kernels.EVALUATE, play, record, shape_record)
             root[seat] = record.value[0, seat]
         return WalkSummary(mass, root)

@@ -50,6 +50,54 @@ def action_name(label: str, kind: int) -> str:
     return ACTION_NAMES[label]
 
 
+# What a player faces at a decision (its *situation*), for strategy charts by situation. Betting:
+# first to act in a round, checked to, the big blind's option after a limp, facing a bet (before
+# the first draw: the blind), a raise, or a re-raise and more. Draws: the first drawer (the big
+# blind), or the second after the first stood pat or drew 1, 2, ... cards.
+BET_SITUATIONS = ("first in", "checked to", "after a limp", "facing a bet", "facing a raise", "facing a re-raise")
+DRAW_SITUATIONS = ("first to draw",) + tuple(f"after he drew {d}" if d else "after he stood pat" for d in range(5))
+N_SITUATIONS = len(BET_SITUATIONS) + len(DRAW_SITUATIONS)
+
+
+def situation_name(code: int, rnd: int) -> str:
+    """A situation code's name (before the first draw a first bet is the big blind's)."""
+    if code >= len(BET_SITUATIONS):
+        return DRAW_SITUATIONS[code - len(BET_SITUATIONS)]
+    if rnd == 0 and code == 3:
+        return "facing the blind"
+    return BET_SITUATIONS[code]
+
+
+def situations(kind: np.ndarray, parent: np.ndarray, action: np.ndarray, node_round: np.ndarray) -> np.ndarray:
+    """(nodes,) situation code of every decision node (-1 elsewhere): bets 0..5, draws 6..11 (see
+    ``BET_SITUATIONS``, ``DRAW_SITUATIONS``). Parents come before children in node order."""
+    n = len(kind)
+    code = np.full(n, -1, np.int64)
+    bets = np.zeros(n, np.int64)    # bets and raises so far in the node's round (the blind counts)
+    labels = action.tobytes()
+    for node in range(n):
+        k = kind[node]
+        if k > DRAW:
+            continue
+        p = parent[node]
+        if k == DRAW:
+            code[node] = len(BET_SITUATIONS) + (1 + labels[node] - 48 if p >= 0 and kind[p] == DRAW else 0)
+            continue
+        if p < 0 or kind[p] == DRAW:  # the first decision of a betting round
+            bets[node] = 1 if node_round[node] == 0 else 0
+            code[node] = 3 if node_round[node] == 0 else 0
+            continue
+        label = chr(labels[node])
+        bets[node] = bets[p] + (label in "br")
+        if label == "k":
+            code[node] = 1
+        elif label == "c":
+            code[node] = 2
+        else:
+            code[node] = 2 + min(bets[node], 3)
+    return code
+
+
 @dataclass(frozen=True)
 class PublicTree:
     config: GameConfig
@@ -103,6 +151,11 @@ class PublicTree:
         mask[node] = True
         if self.first_child[node] >= 0:
             mask[self.first_child[node]:self.subtree_end[node]] = True
+
+    @cached_property
+    def situation(self) -> np.ndarray:
+        """(nodes,) what the deciding player faces at each decision (see :func:`situations`)."""
+        return situations(self.kind, self.parent, self.action, self.round)
 
     def children(self, node: int) -> range:
         first = int(self.first_child[node])

@@ -10,7 +10,7 @@ import numpy as np
 
 from abstractions.files import atomic_write
 
-from ..game.tree import ACTION_NAMES, BET_LABELS, SEAT_NAMES
+from ..game.tree import ACTION_NAMES, BET_LABELS, BET_SITUATIONS, SEAT_NAMES, situation_name
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "badugi"  # stable SVG ids: regenerated charts diff cleanly
@@ -80,98 +80,154 @@ def _locked_title(summary, title: str) -> str:
     return title
 
 
-def plot_draw_heatmaps(summary, hand_size: int, path: Path, title: str) -> list[Path]:
-    """Cards drawn by hand group: one heatmap per draw round (rows) and seat (columns)."""
-    rounds = sorted({r for _, r in summary.draw_freq})
-    if not rounds:
-        return []
-    groups = summary.group_labels
-    fig, axes = plt.subplots(len(rounds), 2, figsize=(9, 0.22 * len(groups) * len(rounds) + 1.5), squeeze=False,
-                             constrained_layout=True)
-    image = None
-    for row, rnd in enumerate(rounds):
-        for col, seat in enumerate(SEAT_ORDER):
-            ax = axes[row, col]
-            freq = summary.draw_freq.get((seat, rnd))
-            reach = summary.draw_reach.get((seat, rnd))
-            if freq is None:
-                ax.axis("off")
+MAX_HEIGHT_PX = 1600  # every chart fits a README page at full width: split, never taller
+DPI = 110
+ROW_INCHES = 0.2
+
+
+def _rows(summary, keys) -> np.ndarray:
+    """Hand groups shown (the same rows in every panel of a figure): reached at least
+    ``MIN_GROUP_REACH`` in any of ``keys``' situations."""
+    reached = np.zeros(len(summary.group_labels), bool)
+    for key in keys:
+        reached |= summary.situation_reach[key] >= MIN_GROUP_REACH
+    return np.nonzero(reached)[0]
+
+
+def _opacity(reach: np.ndarray) -> np.ndarray:
+    """How strongly a row is drawn: by its reach against the panel's most reached row (square
+    root, so the middle stays visible), never below 0.15; 0 where never reached."""
+    top = reach.max() if len(reach) and reach.max() > 0 else 1.0
+    return np.where(reach >= MIN_GROUP_REACH, np.clip(np.sqrt(reach / top), 0.15, 1.0), 0.0)
+
+
+def _share(x: float) -> str:
+    return f"{100 * x:.2f}%" if x >= 1e-4 else "under 0.01%"
+
+
+def _figure(n_panels: int, n_rows: int, panel_width: float):
+    height = min(ROW_INCHES * n_rows + 2.2, MAX_HEIGHT_PX / DPI)
+    fig, axes = plt.subplots(1, n_panels, figsize=(max(panel_width * n_panels + 1.6, 6.5), height), squeeze=False,
+                             sharey=True, constrained_layout=True)
+    return fig, axes[0]
+
+
+def _group_labels(summary, rows, locked) -> list[str]:
+    return _labels(summary.group_labels, rows, locked)
+
+
+def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -> list[Path]:
+    """Cards drawn by hand group, one file per draw (``draws_1`` ...): the big blind, who draws
+    first, then the button after each of his draws; rows faded by how often the hand gets there."""
+    first = len(BET_SITUATIONS)
+    rounds = sorted({r for (_, r, code) in summary.situation_freq if code >= first})
+    written = []
+    cmap = plt.get_cmap("viridis")
+    for rnd in rounds:
+        keys = [(seat, rnd, code) for seat, code in [(1, first)] + [(0, first + 1 + d) for d in range(hand_size + 1)]
+                if (seat, rnd, code) in summary.situation_freq]
+        rows = _rows(summary, keys)
+        fig, axes = _figure(len(keys), len(rows), 1.7)
+        for ax, key in zip(axes, keys):
+            seat, _, code = key
+            freq = np.nan_to_num(summary.situation_freq[key][rows])
+            reach = summary.situation_reach[key][rows]
+            image = cmap(freq)
+            image[..., 3] = _opacity(reach)[:, None]
+            ax.imshow(image, aspect="auto", interpolation="nearest")
+            ax.set_xticks(range(hand_size + 1), ["pat" if d == 0 else str(d) for d in range(hand_size + 1)],
+                          fontsize=8)
+            ax.set_title(f"{SEAT_NAMES[seat]}\n{situation_name(code, rnd)}\n{_share(reach.sum())} of hands",
+                         fontsize=8)
+        locked = [summary.draw_locked[(seat, rnd)] for seat in (0, 1) if (seat, rnd) in summary.draw_locked]
+        axes[0].set_yticks(range(len(rows)), _group_labels(summary, rows, np.any(locked, axis=0) if locked else None),
+                           fontsize=7)
+        fig.colorbar(plt.cm.ScalarMappable(cmap=cmap), ax=axes, shrink=0.5, label="frequency; faded: rarely there")
+        fig.supxlabel("cards drawn (pat: snows included)", fontsize=8)
+        fig.suptitle(_locked_title(summary, f"{title}: draw {rnd + 1}"), fontsize=10)
+        written += save_figure(fig, directory / f"draws_{rnd + 1}")
+    return written
+
+
+def plot_betting_situations(summary, directory: Path, title: str) -> list[Path]:
+    """Betting by hand group, one file per round and seat (``betting_0_button`` ...), a panel per
+    situation (first in, checked to, facing a bet, a raise, ...); the rows of a round are the same
+    for both seats; rows faded by how often the hand gets there."""
+    bets = len(BET_SITUATIONS)
+    rounds = sorted({r for (_, r, code) in summary.situation_freq if code < bets})
+    written = []
+    for rnd in rounds:
+        round_keys = [k for k in summary.situation_freq if k[1] == rnd and k[2] < bets]
+        rows = _rows(summary, round_keys)
+        street = "before the draw" if rnd == 0 else f"after draw {rnd}"
+        for seat in SEAT_ORDER:
+            keys = sorted(k for k in round_keys if k[0] == seat)
+            if not keys:
                 continue
-            shown = np.nonzero(reach >= MIN_GROUP_REACH)[0]
-            image = ax.imshow(freq[shown], aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0,
-                              interpolation="nearest")
-            ax.set_yticks(range(len(shown)), _labels(groups, shown, summary.draw_locked.get((seat, rnd))), fontsize=7)
-            ax.set_xticks(range(hand_size + 1), [("pat" if d == 0 else str(d)) for d in range(hand_size + 1)])
-            ax.set_xlabel("cards drawn")
-            ax.set_title(f"draw {rnd + 1}, {SEAT_NAMES[seat]}", fontsize=10)
-    if image is not None:
-        fig.colorbar(image, ax=axes, shrink=0.6, label="frequency (weighted by how often the hand gets here)")
-    fig.suptitle(_locked_title(summary, title))
-    return save_figure(fig, path)
+            fig, axes = _figure(len(keys), len(rows), 2.0)
+            for ax, key in zip(axes, keys):
+                freq = np.nan_to_num(summary.situation_freq[key][rows])
+                reach = summary.situation_reach[key][rows]
+                alpha = _opacity(reach)
+                left = np.zeros(len(rows))
+                for a, label in enumerate(BET_LABELS):
+                    if freq[:, a].any():
+                        colours = [(*matplotlib.colors.to_rgb(ACTION_COLOURS[label]), o) for o in alpha]
+                        ax.barh(range(len(rows)), freq[:, a], left=left, color=colours, height=0.85,
+                                label=ACTION_NAMES[label])
+                        left += freq[:, a]
+                ax.set_xlim(0, 1)
+                ax.set_xticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize=7)
+                ax.set_title(f"{situation_name(key[2], rnd)}\nreached in {_share(reach.sum())} of hands", fontsize=8)
+            axes[0].set_yticks(range(len(rows)), _group_labels(summary, rows, summary.bet_locked.get((seat, rnd))),
+                               fontsize=7)
+            axes[0].invert_yaxis()
+            handles = {ACTION_NAMES[label]: plt.Rectangle((0, 0), 1, 1, color=ACTION_COLOURS[label])
+                       for label in BET_LABELS}
+            fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=5, fontsize=8)
+            fig.suptitle(_locked_title(summary, f"{title}: {SEAT_NAMES[seat]}, betting {street} "
+                                                "(faded: rarely there)"), fontsize=10)
+            written += save_figure(fig, directory / f"betting_{rnd}_{SEAT_NAMES[seat].replace(' ', '-')}")
+    return written
 
 
 def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
-    """Share of draw decisions that stand pat, snow (pat without a badugi) or break a badugi."""
+    """Standing pat (snows included) as a share of draw decisions, snowing as a share of those
+    without a badugi, breaking as a share of those with one; per draw and seat."""
     keys = sorted(summary.pat_snow_break, key=lambda k: (k[1], SEAT_ORDER.index(k[0])))
     if not keys:
         return []
     fig, ax = plt.subplots(figsize=(max(7, 1.8 * len(keys)), 4), constrained_layout=True)
     width = 0.25
-    for i, measure in enumerate(("pat", "snow", "break")):
-        values = [100 * summary.pat_snow_break[k][measure] for k in keys]
-        bars = ax.bar(np.arange(len(keys)) + (i - 1) * width, values, width, label=measure)
+    measures = (("pat", "pat (snows included), % of draws"), ("snow_of_non_badugis", "snow, % of draws without a badugi"),
+                ("break_of_badugis", "break, % of draws with a badugi"))
+    for i, (measure, label) in enumerate(measures):
+        values = [100 * np.nan_to_num(summary.pat_snow_break[k][measure]) for k in keys]
+        bars = ax.bar(np.arange(len(keys)) + (i - 1) * width, values, width, label=label)
         ax.bar_label(bars, fmt="%.1f", fontsize=7)
     ax.set_xticks(range(len(keys)), [f"draw {r + 1}\n{SEAT_NAMES[s]}" for s, r in keys])
-    ax.set_ylabel("% of draw decisions (reach-weighted)")
+    ax.set_ylabel("% (reach-weighted)")
     ax.set_title(title, fontsize=10)
-    ax.legend()
-    return save_figure(fig, path)
-
-
-def plot_betting(summary, path: Path, title: str) -> list[Path]:
-    """Betting action frequencies by hand group, per betting round and seat (stacked bars)."""
-    rounds = sorted({r for _, r in summary.bet_freq})
-    groups = summary.group_labels
-    fig, axes = plt.subplots(len(rounds), 2, figsize=(10, 0.2 * len(groups) * len(rounds) + 1.5), squeeze=False,
-                             constrained_layout=True)
-    for row, rnd in enumerate(rounds):
-        for col, seat in enumerate(SEAT_ORDER):
-            ax = axes[row, col]
-            freq = summary.bet_freq.get((seat, rnd))
-            if freq is None:
-                ax.axis("off")
-                continue
-            shown = np.nonzero(summary.bet_reach[(seat, rnd)] >= MIN_GROUP_REACH)[0]
-            left = np.zeros(len(shown))
-            for a, label in enumerate(BET_LABELS):
-                values = np.nan_to_num(freq[shown, a])
-                if values.any():
-                    ax.barh(range(len(shown)), values, left=left, color=ACTION_COLOURS[label],
-                            label=ACTION_NAMES[label], height=0.85)
-                    left += values
-            ax.set_yticks(range(len(shown)), _labels(groups, shown, summary.bet_locked.get((seat, rnd))), fontsize=7)
-            ax.invert_yaxis()
-            ax.set_xlim(0, 1)
-            ax.set_xlabel("frequency")
-            street = "before the draw" if rnd == 0 else f"after draw {rnd}"
-            ax.set_title(f"{SEAT_NAMES[seat]}, betting {street}", fontsize=10)
-            ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle(_locked_title(summary, title))
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8)
     return save_figure(fig, path)
 
 
 def plot_deal_ev(summary, path: Path, title: str) -> list[Path]:
-    """Expected value by dealt hand group for each seat."""
+    """Expected value (mbb/hand) by dealt hand group for each seat; a line per card count."""
     groups = summary.group_labels
-    fig, ax = plt.subplots(figsize=(10, 4), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(10, 4.2), constrained_layout=True)
     x = np.arange(len(groups))
-    for seat in SEAT_ORDER:
-        ax.plot(x, summary.deal_ev[seat] / 1000.0, marker="o", markersize=3, label=SEAT_NAMES[seat])
+    counts = [label.rsplit(" ", 1)[0] for label in groups]
+    for seat, colour in zip(SEAT_ORDER, ("#1565c0", "#c62828")):
+        for i, count in enumerate(dict.fromkeys(counts)):
+            members = [g for g in range(len(groups)) if counts[g] == count]
+            ax.plot(x[members], summary.deal_ev[seat][members], marker="o", markersize=3, color=colour,
+                    label=SEAT_NAMES[seat] if i == 0 else None)
     ax.axhline(0.0, color="black", linewidth=0.6)
     ax.set_xticks(x, groups, rotation=90, fontsize=7)
-    ax.set_ylabel("expected value (big blinds per hand)")
-    ax.set_xlabel("dealt hand (strongest left)")
+    ax.set_ylabel("expected value (mbb/hand)")
+    ax.set_xlabel("dealt hand (strongest left; a line per card count)")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    fig.legend(loc="outside right upper", fontsize=8)
     return save_figure(fig, path)

@@ -15,7 +15,7 @@ import numpy as np
 
 from abstractions.cards import rank_name
 
-from ..game.tree import DRAW, SEAT_NAMES
+from ..game.tree import BET_SITUATIONS, DRAW, N_SITUATIONS, SEAT_NAMES, situation_name
 from .strategy import BET_COLUMNS, Strategy
 
 
@@ -38,14 +38,18 @@ def class_groups(strategy: Strategy) -> tuple[np.ndarray, list[str]]:
 
 @dataclass
 class Summary:
-    """Reach-weighted frequencies by seat and round."""
+    """Reach-weighted frequencies by seat and round, and by situation (what the player faces)."""
 
     group_labels: list[str]
     draw_reach: dict = field(default_factory=dict)    # (seat, round) -> (groups,) reach
     draw_freq: dict = field(default_factory=dict)     # (seat, round) -> (groups, hand_size+1)
-    pat_snow_break: dict = field(default_factory=dict)  # (seat, round) -> {"pat","snow","break","reach"}
+    pat_snow_break: dict = field(default_factory=dict)  # (seat, round) -> {"pat","snow","break","reach",
+                                                        # "snow_of_non_badugis","break_of_badugis"}
     bet_reach: dict = field(default_factory=dict)     # (seat, round) -> (groups,)
     bet_freq: dict = field(default_factory=dict)      # (seat, round) -> (groups, 5) over f k c b r
+    # By situation (``solver.game.tree.situations`` codes): (seat, round, code) -> as above
+    situation_reach: dict = field(default_factory=dict)
+    situation_freq: dict = field(default_factory=dict)
     deal_ev: dict = field(default_factory=dict)       # seat -> (groups,) EV in mbb given the dealt group
     deal_prob: np.ndarray | None = None               # (groups,)
     # (seat, round) -> (groups,) bool: groups with a decision fixed by a lock (locked solves)
@@ -58,59 +62,35 @@ def summarise(strategy: Strategy) -> Summary:
     is never built, from two streamed evaluate walks that sum the same masses over every public
     history (:meth:`solver.cfr.streamed.StreamedWalker.summary`)."""
     if strategy.tree is None:
-        return _summarise_streamed(strategy)
-    tree, deal = strategy.tree, strategy.walker.model.deal_prob
-    group_of, labels = class_groups(strategy)
-    n_groups = len(labels)
-    hand = strategy.config.hand_size
-    badugi = strategy.evaluator.value_card_count == hand
-    out = Summary(labels)
+        walked = strategy.streamed.summary(strategy.probabilities)
+        out = _from_masses(strategy, walked.mass)
+        _deal_ev(out, class_groups(strategy)[0], strategy.draw_model.deal_prob, walked.root_value * 1000.0)
+        return out
+    tree = strategy.tree
+    columns = 1 + max(len(BET_COLUMNS), strategy.config.hand_size + 1)
+    mass = np.zeros((2, strategy.config.rounds, N_SITUATIONS, columns, strategy.n_states))
     root_value = np.zeros((2, strategy.n_states))
-    draw_mass: dict = {}
-    bet_mass: dict = {}
-    psb: dict = {}
-
-    def add(table, key, shape):
-        if key not in table:
-            table[key] = np.zeros(shape)
-        return table[key]
-
+    situation = tree.situation
     for batch in strategy.stats():
         for i, node in enumerate(batch.nodes):
             node = int(node)
-            seat = int(tree.seat[node])
-            rnd = int(tree.round[node])
+            seat, rnd = int(tree.seat[node]), int(tree.round[node])
             reach = batch.reach_of(i, seat)
             if node == 0:
                 root_value = batch.value[i] * 1000.0  # per dealt class; the opponent's reach at the root is 1
             if reach.sum() <= 0:
                 continue
             probs = strategy.strategy_at(node)
-            if tree.kind[node] == DRAW:
-                mass = add(draw_mass, (seat, rnd), (n_groups, hand + 2))
-                np.add.at(mass[:, 0], group_of, reach)
-                for d in range(probs.shape[0]):
-                    np.add.at(mass[:, d + 1], group_of, reach * probs[d])
-                tot = add(psb, (seat, rnd), 4)
-                tot += [reach.sum(), (reach * probs[0]).sum(), (reach * probs[0])[~badugi].sum(),
-                        (reach * (1.0 - probs[0]))[badugi].sum()]
-            else:
-                mass = add(bet_mass, (seat, rnd), (n_groups, 1 + len(BET_COLUMNS)))
-                np.add.at(mass[:, 0], group_of, reach)
-                for a, label in enumerate(strategy.labels(node)):
-                    np.add.at(mass[:, 1 + BET_COLUMNS.index(label)], group_of, reach * probs[a])
-
-    for key, mass in draw_mass.items():
-        out.draw_reach[key] = mass[:, 0]
-        out.draw_freq[key] = _divide(mass[:, 1:], mass[:, :1])
-    for key, (reach, pat, snow, brk) in psb.items():
-        out.pat_snow_break[key] = {"reach": reach, "pat": pat / reach, "snow": snow / reach, "break": brk / reach}
-    for key, mass in bet_mass.items():
-        out.bet_reach[key] = mass[:, 0]
-        out.bet_freq[key] = _divide(mass[:, 1:], mass[:, :1])
-    _deal_ev(out, group_of, deal, root_value)
+            at = mass[seat, rnd, situation[node]]
+            at[0] += reach
+            for a, label in enumerate(strategy.labels(node)):
+                at[1 + (int(label) if tree.kind[node] == DRAW else BET_COLUMNS.index(label))] += reach * probs[a]
+    out = _from_masses(strategy, mass)
+    group_of = class_groups(strategy)[0]
+    _deal_ev(out, group_of, strategy.walker.model.deal_prob, root_value)
     if strategy.locks is not None:
         locks = strategy.locks
+        n_groups = len(out.group_labels)
         for node, value in zip(locks.pair_node.tolist(), locks.pair_class.tolist()):
             key = (int(tree.seat[node]), int(tree.round[node]))
             table = out.draw_locked if tree.kind[node] == DRAW else out.bet_locked
@@ -118,20 +98,29 @@ def summarise(strategy: Strategy) -> Summary:
     return out
 
 
-def _summarise_streamed(strategy: Strategy) -> Summary:
-    model = strategy.draw_model
-    walked = strategy.streamed.summary(strategy.probabilities)
+def _from_masses(strategy: Strategy, mass: np.ndarray) -> Summary:
+    """A summary from per-class masses (seat, round, situation, column, class): column 0 the
+    reach of the seat to act holding the class, column 1 + a that times the probability of
+    action a (f k c b r at bets, cards drawn at draws)."""
     group_of, labels = class_groups(strategy)
     n_groups, hand = len(labels), strategy.config.hand_size
     badugi = strategy.evaluator.value_card_count == hand
     out = Summary(labels)
+    bets = len(BET_SITUATIONS)
 
     def by_group(per_class):  # (columns, classes) -> (groups, columns)
         return np.stack([np.bincount(group_of, weights=row, minlength=n_groups) for row in per_class], axis=1)
 
     for seat in (0, 1):
         for rnd in range(strategy.config.rounds):
-            bet, draw = walked.mass[seat, rnd, 0], walked.mass[seat, rnd, 1]
+            for code in range(N_SITUATIONS):
+                m = mass[seat, rnd, code, :1 + (len(BET_COLUMNS) if code < bets else hand + 1)]
+                if m[0].sum() > 0:
+                    grouped = by_group(m)
+                    out.situation_reach[(seat, rnd, code)] = grouped[:, 0]
+                    out.situation_freq[(seat, rnd, code)] = _divide(grouped[:, 1:], grouped[:, :1])
+            bet = mass[seat, rnd, :bets].sum(axis=0)
+            draw = mass[seat, rnd, bets:].sum(axis=0)
             if bet[0].sum() > 0:
                 grouped = by_group(bet[:1 + len(BET_COLUMNS)])
                 out.bet_reach[(seat, rnd)] = grouped[:, 0]
@@ -143,9 +132,14 @@ def _summarise_streamed(strategy: Strategy) -> Summary:
                 reach, pat = draw[0].sum(), draw[1].sum()
                 out.pat_snow_break[(seat, rnd)] = {
                     "reach": reach, "pat": pat / reach, "snow": draw[1][~badugi].sum() / reach,
-                    "break": (draw[0] - draw[1])[badugi].sum() / reach}
-    _deal_ev(out, group_of, model.deal_prob, walked.root_value * 1000.0)
+                    "break": (draw[0] - draw[1])[badugi].sum() / reach,
+                    "snow_of_non_badugis": _ratio(draw[1][~badugi].sum(), draw[0][~badugi].sum()),
+                    "break_of_badugis": _ratio((draw[0] - draw[1])[badugi].sum(), draw[0][badugi].sum())}
     return out
+
+
+def _ratio(a: float, b: float) -> float:
+    return float(a / b) if b > 0 else float("nan")
 
 
 def _deal_ev(out: Summary, group_of: np.ndarray, deal: np.ndarray, root_value_mbb: np.ndarray) -> None:
@@ -181,4 +175,23 @@ def pat_snow_break_rows(summary: Summary):
     for (seat, rnd), m in sorted(summary.pat_snow_break.items(), key=lambda kv: (kv[0][1], -kv[0][0])):
         yield {"seat": SEAT_NAMES[seat], "draw": rnd + 1, "reach": round(float(m["reach"]), 6),
                "pat": round(float(m["pat"]), 6), "snow": round(float(m["snow"]), 6),
-               "break": round(float(m["break"]), 6)}
+               "break": round(float(m["break"]), 6),
+               "snow_of_non_badugis": round(float(m["snow_of_non_badugis"]), 6),
+               "break_of_badugis": round(float(m["break_of_badugis"]), 6)}
+
+
+def situation_csv_rows(summary: Summary, hand_size: int):
+    """The charts by situation as a table: one row per (seat, round, decision, situation, hand
+    group) reached, with reach and action frequencies (f k c b r, or cards drawn)."""
+    bets = len(BET_SITUATIONS)
+    for (seat, rnd, code), freq in sorted(summary.situation_freq.items()):
+        reach = summary.situation_reach[(seat, rnd, code)]
+        names = BET_COLUMNS if code < bets else [f"draw_{d}" for d in range(hand_size + 1)]
+        for g, label in enumerate(summary.group_labels):
+            if reach[g] <= 0:
+                continue
+            row = {"seat": SEAT_NAMES[seat], "round": rnd, "kind": "bet" if code < bets else "draw",
+                   "situation": situation_name(code, rnd), "hand": label, "reach": float(f"{reach[g]:.6g}")}
+            for column in BET_COLUMNS + [f"draw_{d}" for d in range(hand_size + 1)]:
+                row[column] = round(float(freq[g, names.index(column)]), 4) if column in names else None
+            yield row
