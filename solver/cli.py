@@ -103,6 +103,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     config = None
     algorithm = args.algorithm or "dcfr"
+    if args.lock is not None and not args.lock.strip():
+        raise CliError("--lock needs a lock file or a shipped lock's name")
     locks = LockFile.read(args.lock) if args.lock else None
     if args.resume:
         # The checkpoint says which game and algorithm it is, unless the command does.
@@ -113,7 +115,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         config = saved["config"] if args.preset is None and args.config is None else None
         algorithm = args.algorithm or str(saved["algorithm"])
         if args.lock is None and saved["lock_toml"]:
-            locks = LockFile.parse(saved["lock_toml"], f"{out}'s lock")
+            locks = LockFile.parse(saved["lock_toml"], f"{out}'s lock", saved["lock_base"])
     config = config or _game_config(args)
     if out is None:
         out = Path("runs") / (Path(args.config).stem if args.config else (args.preset or "single-draw"))
@@ -148,7 +150,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_run_directory(out, resume: bool, force: bool) -> None:
+RUN_FILES = ("checkpoint.npz", "strategy.npz", "summary.json", "config.toml", "convergence.csv", "lock.toml",
+             "lock_pairs.npz", "draws.csv", "pat_snow_break.csv", "situations.csv", "explorer.html")
+
+
+def _clear_run(out) -> None:
+    """Remove what a run replaced with --force left: its files and charts (nothing else)."""
+    for path in list(out.glob("*.png")) + list(out.glob("*.svg")) + [out / name for name in RUN_FILES]:
+        if path.is_file():
+            path.unlink()
+
+
+def _check_run_directory(out, resume: bool, force: bool, resumable: bool = True) -> None:
     """Before any work: the output directory can be made and written, and holds no other run
     (unless resumed, or replaced with --force)."""
     from .cfr.files import CHECKPOINT_NAME, STRATEGY_NAME
@@ -163,8 +176,8 @@ def _check_run_directory(out, resume: bool, force: bool) -> None:
     except OSError as err:
         raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
     if not resume and not force and ((out / CHECKPOINT_NAME).exists() or (out / STRATEGY_NAME).exists()):
-        raise CliError(f"{out} holds a run already: --resume continues it, --force replaces it, or give "
-                       "another --out")
+        raise CliError(f"{out} holds a run already: " + ("--resume continues it, " if resumable else "")
+                       + "--force replaces it, or give another --out")
 
 
 def kernels_cached() -> bool:
@@ -220,7 +233,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         for label, p in strategy.policy(args.history, args.hand).items():
             print(f"  {action_name(label, kind):<10} {100 * p:6.2f}%")
         if decision.node >= 0 and strategy.locked_classes(decision.node)[value]:
-            print("locked: this decision of this hand is fixed by the run's lock.toml")
+            print("locked: the run's lock.toml fixes this decision of this hand (wholly, or some actions)")
         return 0
     _say_whole_walks(strategy, args.history)
     batch = strategy.history_stats(args.history)
@@ -232,8 +245,8 @@ def cmd_show(args: argparse.Namespace) -> int:
           f"hands reached under 1e-6 left out (--all shows them)")
     locked = strategy.locked_classes(decision.node) if strategy.locks is not None and decision.node >= 0 else None
     if locked is not None and locked.any():
-        print(f"locked: {int(locked.sum())} of {len(locked)} hand classes here are fixed by the run's lock.toml "
-              "(column 'locked')")
+        print(f"locked: the run's lock.toml fixes {int(locked.sum())} of {len(locked)} hand classes here, wholly or "
+              "some of their actions (column 'locked')")
     else:
         locked = None
     print(f"{'hand':<12}{'reach %':>9}" + "".join(f"{n:>10}" for n in names) + f"{'EV mbb':>10}"
@@ -384,7 +397,9 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     from .arena.exploit import SEAT_OPTIONS, describe, exploit
 
     out = Path(args.out)
-    _check_run_directory(out, False, args.force)
+    _check_run_directory(out, False, args.force, resumable=False)
+    if args.force:
+        _clear_run(out)
     summary = exploit(args.dir, args.against, SEAT_OPTIONS[args.seat], out)
     print(json.dumps(summary) if args.json else describe(summary))
     if not args.json:
@@ -563,7 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "examples:\n  badugi exploit runs/single-draw --against station --out runs/vs-station\n"
                               "  badugi exploit runs/single-draw --against rule --seat button --out runs/btn-vs-rule\n"
                               "  badugi exploit runs/single-draw --against runs/single-draw --out runs/br   "
-                              "(its exploitability)\n",
+                              "(its best responses)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="a solved strategy (badugi solve's directory): the equilibrium, compared with and "
                    "kept where exploiting gains nothing")

@@ -218,7 +218,7 @@ def test_tables_and_charts_mark_locked_decisions(tmp_path, capsys):
     capsys.readouterr()
     assert main(["show", str(out), "--history", "ck/"]) == 0
     shown = capsys.readouterr().out
-    assert "fixed by the run's lock.toml" in shown and shown.rstrip().endswith("all")
+    assert "the run's lock.toml fixes" in shown and shown.rstrip().endswith("all")
     # An unlocked run's table has no such column.
     plain = tmp_path / "plain"
     solve(TINY, iterations=5, out_dir=plain)
@@ -239,3 +239,60 @@ def test_shipped_locks_apply_to_single_draw():
         assert locks.n_pairs > 0, name
     with pytest.raises(LockError, match="no such file"):
         LockFile.read("no-such-lock")
+
+
+@pytest.mark.parametrize("fixed", ["pat = 0.5", '"2" = 0.5', "pat = 0.9"])
+def test_a_lock_with_a_fixed_share_converges_in_the_locked_game(fixed):
+    """A share strictly between 0 and 1 fixed: the free actions' regrets are those of the choice
+    among them, so the locked game converges (it stalled at 30 mbb/hand when they were measured
+    against the whole node's value) and the fixed share holds exactly."""
+    engine = Engine(TINY, locks=_lock(f"[[lock]]\nkind = 'draw'\nprobabilities = {{ {fixed} }}\n"))
+    engine.run_iterations(1000)
+    assert engine.exploitability().exploitability_mbb < 0.05
+    label, p = fixed.replace('"', "").split(" = ")
+    locks = engine.locks
+    for node in np.unique(locks.pair_node)[:20]:
+        probs = engine.average_strategy(int(node))
+        classes = locks.classes_at(int(node))
+        assert np.allclose(probs[0 if label == "pat" else int(label), classes], float(p), atol=1e-6)
+
+
+def test_strategy_paths_are_read_from_the_lock_files_folder(equilibrium, tmp_path, monkeypatch):
+    folder = tmp_path / "locks"
+    folder.mkdir()
+    import os
+
+    relative = os.path.relpath(equilibrium.out_dir, folder)
+    (folder / "eq.toml").write_text(f"[[lock]]\nseat = 'big blind'\nstrategy = '{relative}'\n")
+    monkeypatch.chdir(tmp_path)
+    lock = LockFile.read(folder / "eq.toml")
+    assert lock.rules[0].strategy == str(equilibrium.out_dir.resolve())
+    out = tmp_path / "run"
+    assert main(["solve", "--preset", "tiny-single-draw", "--lock", str(folder / "eq.toml"), "--iterations", "5",
+                 "--out", str(out), "--quiet", "--no-charts"]) == 0
+    monkeypatch.chdir(folder.parent.parent)  # elsewhere: the run still reads and resumes
+    assert load_strategy(out).locks.n_pairs > 0
+    assert main(["solve", "--out", str(out), "--resume", "--iterations", "8", "--quiet", "--no-charts"]) == 0
+    with pytest.raises(LockError, match="unknown action '7'"):
+        _lock("[[lock]]\nprobabilities = { pat = 0.0, \"7\" = 0.0 }")
+    with pytest.raises(LockError, match="lock rule 1: hands 'badugy'"):
+        Engine(TINY, locks=_lock("[[lock]]\nhands = 'badugy'\nprobabilities = { pat = 0.0 }"))
+
+
+def test_exploit_force_replaces_a_locked_run_whole(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["solve", "--preset", "tiny-single-draw", "--lock", "never-raises", "--iterations", "5",
+                 "--out", str(out), "--quiet"]) == 2  # tiny single draw has no raise at cap 1
+    lock = tmp_path / "lock.toml"
+    lock.write_text("[[lock]]\nseat = 'big blind'\nhands = '1-card *'\nprobabilities = { pat = 0.0 }\n")
+    assert main(["solve", "--preset", "tiny-single-draw", "--lock", str(lock), "--iterations", "5",
+                 "--out", str(out), "--quiet"]) == 0
+    eq = tmp_path / "eq"
+    solve(TINY, iterations=20, out_dir=eq)
+    capsys.readouterr()
+    assert main(["exploit", str(eq), "--against", "station", "--out", str(out)]) == 2
+    assert "--resume" not in capsys.readouterr().err
+    assert main(["exploit", str(eq), "--against", "station", "--out", str(out), "--force"]) == 0
+    left = {p.name for p in out.iterdir()}
+    assert not left & {"checkpoint.npz", "lock.toml", "lock_pairs.npz", "convergence.csv", "draws_1.png"}, left
+    assert load_strategy(out).locks is None

@@ -122,14 +122,17 @@ class Engine:
 
     def set_locks(self, locks: Locks) -> None:
         """Fix the decisions of ``locks`` from the next iteration on (see :mod:`solver.cfr.locks`):
-        walks play the regrets with those rows replaced (one more array of the storage's size)."""
+        walks play the regrets with those rows replaced. Costs three more arrays of the storage's
+        entries (float32): the rows played, the lock codes the walks read, and the average
+        strategy's sums with locked rows replaced (made when asked for)."""
         if self.layout.bucketed or self.layout.shares_slots:
             raise LockError(f"{self.config.describe()}: node locking needs a game solved at full resolution "
                             "(no card buckets, the whole history remembered): a lock names hands, not buckets")
         self.locks = locks
         self._play = np.empty_like(self.regret)
-        self._lock_codes = locks.codes(self.tree, self.layout.entry_offset, self.layout.row_width,
-                                       self.layout.n_entries)
+        # The walks play the locks: best responses keep them, partly locked regrets are their free choice's.
+        self.walker.layout_arrays = self.walker.layout_arrays._replace(
+            lock_code=locks.codes(self.tree, self.layout.entry_offset, self.layout.row_width, self.layout.n_entries))
 
     def _lock(self, storage: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``storage`` with the locked rows replaced by the strategy they play, into ``out``."""
@@ -196,10 +199,8 @@ class Engine:
     def exploitability(self) -> Exploitability:
         """Exact best responses against the average strategy, and its game value (in a locked
         game, best responses that keep the locks)."""
-        if self.locks is None:
-            return self.walker.exploitability(self.strat_sum)
-        # A locked game's: each best response keeps the locks (a locked player may not leave them).
-        return self.walker.exploitability(self.average_sums(), self._lock_codes)
+        # (A locked game's: each best response keeps the locks, a locked player may not leave them.)
+        return self.walker.exploitability(self.average_sums())
 
     progress_exploitability = exploitability
 

@@ -149,8 +149,9 @@ def _memory_map(path: Path, member: str) -> np.ndarray:
 # -- checkpoints -------------------------------------------------------------
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
-                    lock_text: str = "") -> None:
-    """``lock_text``: the lock file a locked solve was given (a resume must give the same)."""
+                    lock_text: str = "", lock_base: str = "") -> None:
+    """``lock_text``: the lock file a locked solve was given (a resume must give the same), and
+    ``lock_base`` the folder its strategy paths are read from."""
     _write_npz(path, {
         **_header("badugi-checkpoint", CHECKPOINT_VERSION, config, algorithm, iteration),
         "seconds": np.array(seconds),
@@ -158,7 +159,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
         "regret": regret,
         "strat_sum": strat_sum,
         "row_of": row_of,
-        **({"lock_toml": np.array(lock_text)} if lock_text else {}),
+        **({"lock_toml": np.array(lock_text), "lock_base": np.array(lock_base)} if lock_text else {}),
     })
 
 
@@ -180,6 +181,7 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
             raise CheckpointError(f"{path} is damaged: it has no {name!r} array")
     data.setdefault("row_of", None)
     data["lock_toml"] = str(data["lock_toml"]) if "lock_toml" in data else ""
+    data["lock_base"] = str(data["lock_base"]) if "lock_base" in data else "."
     if config is not None and data["config"] != config:
         raise CheckpointError(f"{path} is for {data['config'].describe()}, not {config.describe()}")
     if algorithm is not None and str(data["algorithm"]) != algorithm:

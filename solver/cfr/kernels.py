@@ -332,6 +332,32 @@ def _update_buckets(regret, strat_sum, rows_at, n_act, width, row_of, rnd, chanc
 
 
 @njit(cache=True)
+def _locked_regret_base(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd, vk):
+    """Regrets of a partly locked class are those of the choice among its free actions: shift the
+    free actions' values by (node value - value of the free choice), so that the update's
+    ``value(action) - value(node)`` is ``value(action) - value(free choice)`` (see ``_locked_best``
+    for ``code``)."""
+    for s in range(width):
+        base = np.uint64(rows_at) + np.uint64(s)
+        if code[base] == -2.0:
+            continue
+        fixed_total = 0.0
+        fixed_value = 0.0
+        for a in range(n_act):
+            c = code[base + np.uint64(a) * np.uint64(width)]
+            if c >= 0.0:
+                fixed_total += c
+                fixed_value += c * child_val[depth, a, s]
+        rest = 1.0 - fixed_total
+        if rest <= 1e-12:
+            continue
+        shift = child_val[vd, vk, s] - (child_val[vd, vk, s] - fixed_value) / rest
+        for a in range(n_act):
+            if code[base + np.uint64(a) * np.uint64(width)] < 0.0 and (not is_draw or legal[rnd, s, a]):
+                child_val[depth, a, s] += shift
+
+
+@njit(cache=True)
 def _locked_best(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd, vk):
     """A best response that keeps node locks (:mod:`solver.cfr.locks`): ``code`` holds, per entry
     (per-class rows), -2 where the class is not locked, the fixed probability of a locked
@@ -383,9 +409,10 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     ``strat_sum`` are written in ``UPDATE`` only, except that a ``BEST_RESPONSE``
     walk given a non-empty ``regret`` writes there the traverser's value of
     each action at each of his decisions, in the storage's layout (per-class
-    rows; how :mod:`solver.arena.exploit` reads a best-response strategy), and
-    given a non-empty ``strat_sum`` holding lock codes (:func:`_locked_best`)
-    responds best within the locks. ``tree``, ``layout``,
+    rows; how :mod:`solver.arena.exploit` reads a best-response strategy). A
+    layout with lock codes (``layout.lock_code``, node locking) plays its locks:
+    best responses keep them (:func:`_locked_best`) and the regrets of a partly
+    locked class are those of its free choice (:func:`_locked_regret_base`). ``tree``, ``layout``,
     ``draws``, ``discount``, ``cuts``, ``work`` and ``record`` are the named
     groups of the module header; ``work`` comes from :func:`make_work` and is
     reused across calls. A node with ``record.index[node] = r >= 0`` gets both
@@ -535,8 +562,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                     for a in range(1, n_act):
                         for s in range(n_states):
                             child_val[vd, vk, s] = max(child_val[vd, vk, s], child_val[depth, a, s])
-                if strat_sum.shape[0] > 0:
-                    _locked_best(strat_sum, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd, vk)
+                if layout.lock_code.shape[0] > 0:
+                    _locked_best(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd,
+                                 vk)
             elif acting == traverser:
                 for s in range(n_states):
                     child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
@@ -550,6 +578,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                             for s in range(n_states):
                                 if not legal[rnd, s, a]:
                                     child_val[depth, a, s] = child_val[vd, vk, s]
+                    if layout.lock_code.shape[0] > 0:
+                        _locked_regret_base(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val,
+                                            depth, vd, vk)
                     if not shared_rows:
                         # Unsigned flat offsets: no wraparound (signed ones make the loads gathers) and
                         # no views of the storage (a contended reference count per node).
@@ -707,7 +738,7 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
             tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children, shape.node_round,
                               shape.max_depth, shape.n_actions_max)
             layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
-                                  trunk_layout.shared_rows)
+                                  trunk_layout.shared_rows, trunk_layout.lock_code)
             for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
                 reached = 0.0
                 for s in range(n_states):
@@ -1011,7 +1042,7 @@ def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut
             tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children,
                               shape.node_round, shape.max_depth, shape.n_actions_max)
             layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
-                                  trunk_layout.shared_rows)
+                                  trunk_layout.shared_rows, trunk_layout.lock_code)
             for j in range(chunk_start[chunk], chunk_start[chunk + 1]):
                 c = chunk_cuts[j]
                 fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,

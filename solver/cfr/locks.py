@@ -18,9 +18,10 @@ entirely). So ``{ pat = 0.0 }`` on non-badugis is "never snows", and ``{ r =
 1.0 }`` on badugis at the button's first decision is "raises every badugi".
 
 A rule may instead fix a seat's play to a solved strategy's: ``strategy =
-"runs/single-draw"`` (a directory of the same game, any abstraction) in
-place of ``probabilities`` fixes every decision it matches (both kinds
-unless ``kind`` says) to that strategy's probabilities for each hand.
+"runs/single-draw"`` (a directory of the same game, any abstraction; a
+relative path is read from the lock file's folder) in place of
+``probabilities`` fixes every decision it matches (both kinds unless
+``kind`` says) to that strategy's probabilities for each hand.
 
 Hand groups (``hands``): ``"*"`` every hand; ``"badugi"`` or ``"3-card"``
 (``"N-card"``) by card count, optionally with the top card (``"badugi K"``,
@@ -32,7 +33,8 @@ A rule applies at each decision of its seat and kind whose history matches,
 to each hand of its group for which the rule is possible: every action it
 gives a positive probability is available there (and legal for the hand),
 and, unless its probabilities sum to 1, some action it leaves free is too.
-Later rules override earlier ones where both apply. A rule that applies
+Where several rules apply to a hand at a decision, the last one's row replaces
+the earlier ones' (rows are not merged). A rule that applies
 nowhere is an error (a one-line :class:`LockError`), as are unknown keys,
 actions or groups and probabilities outside [0, 1] or summing to more
 than 1.
@@ -62,6 +64,7 @@ from abstractions.evaluator import get_evaluator
 from ..game.tree import BET_LABELS, DRAW, SEAT_NAMES, PublicTree
 
 LOCK_FILE_NAME = "lock.toml"
+LOCK_PAIRS_NAME = "lock_pairs.npz"  # which (node, class) pairs a run's lock fixed: tables and charts mark them
 ACTION_WORDS = {"fold": "f", "check": "k", "call": "c", "bet": "b", "raise": "r", "pat": "0"}
 SEAT_WORDS = {"button": 0, "btn": 0, "big blind": 1, "big-blind": 1, "bb": 1}
 RULE_KEYS = {"seat", "history", "kind", "hands", "probabilities", "strategy"}
@@ -102,6 +105,7 @@ class LockFile:
     rules: tuple
     text: str                   # the file as given (stored with the run: resumes must match it)
     source: str
+    base: str = "."             # the directory strategy paths in it are relative to (the file's)
 
     @classmethod
     def read(cls, path: str | Path) -> "LockFile":
@@ -115,10 +119,13 @@ class LockFile:
             text = path.read_text()
         except OSError as err:
             raise LockError(f"lock file {path}: {err.strerror or err}") from None
-        return cls.parse(text, str(path))
+        except UnicodeDecodeError:
+            raise LockError(f"lock file {path}: not UTF-8 text") from None
+        return cls.parse(text, str(path), str(path.resolve().parent))
 
     @classmethod
-    def parse(cls, text: str, source: str = "lock file") -> "LockFile":
+    def parse(cls, text: str, source: str = "lock file", base: str = ".") -> "LockFile":
+        """Rules from TOML text; ``strategy`` paths in it are relative to ``base``."""
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as err:
@@ -129,10 +136,11 @@ class LockFile:
         tables = data.get("lock", [])
         if not isinstance(tables, list) or not tables:
             raise LockError(f"{source}: no [[lock]] rules")
-        return cls(tuple(_rule(i + 1, table, source) for i, table in enumerate(tables)), text, source)
+        base = str(Path(base).resolve())
+        return cls(tuple(_rule(i + 1, table, source, base) for i, table in enumerate(tables)), text, source, base)
 
 
-def _rule(number: int, table, source: str) -> Rule:
+def _rule(number: int, table, source: str, base: str = ".") -> Rule:
     where = f"{source}: lock rule {number}"
     if not isinstance(table, dict):
         raise LockError(f"{where}: must be a table")
@@ -157,8 +165,10 @@ def _rule(number: int, table, source: str) -> Rule:
     if strategy is not None:
         if "probabilities" in table:
             raise LockError(f"{where}: give probabilities or a strategy, not both")
-        if not isinstance(strategy, str) or not (Path(strategy) / "strategy.npz").is_file():
-            raise LockError(f"{where}: strategy {strategy!r} is not a strategy directory (badugi solve's output)")
+        if not isinstance(strategy, str) or not (Path(base) / strategy / "strategy.npz").is_file():
+            raise LockError(f"{where}: strategy {strategy!r} is not a strategy directory (badugi solve's output; "
+                            "a relative path is read from the lock file's folder)")
+        strategy = str((Path(base) / strategy).resolve())
         kind_name = table.get("kind")
         if kind_name not in (None, "bet", "draw"):
             raise LockError(f"{where}: kind {kind_name!r} is not bet or draw")
@@ -171,7 +181,7 @@ def _rule(number: int, table, source: str) -> Rule:
     fixed = {}
     for name, p in probabilities.items():
         label = ACTION_WORDS.get(str(name).strip().lower(), str(name).strip().lower())
-        if label not in BET_LABELS and not (label.isdigit() and len(label) == 1):
+        if label not in BET_LABELS and label not in "01234":
             raise LockError(f"{where}: unknown action {name!r} (f k c b r, fold .. raise, or cards drawn 0-4, pat)")
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= float(p) <= 1.0:
             raise LockError(f"{where}: the probability of {name!r} must be a number from 0 to 1, got {p!r}")
@@ -283,8 +293,9 @@ class Locks:
         return mask
 
     def classes_at(self, node: int) -> np.ndarray:
-        """The value classes locked at a decision node."""
-        return self.pair_class[self.pair_node == node]
+        """The value classes locked at a decision node (pairs are sorted by node)."""
+        lo, hi = np.searchsorted(self.pair_node, [node, node + 1])
+        return self.pair_class[lo:hi]
 
     def describe(self) -> str:
         lines = [f"{len(self.lock_file.rules)} lock rule(s) from {self.lock_file.source}: "
@@ -329,12 +340,17 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
     cfg = tree.config
     n_states = class_legal.shape[0]
     width = int(tree.n_children[tree.kind <= DRAW].max())
-    variants: dict = {}
+    variants: dict = {}          # a probability rule's distinct rows -> (index, row)
+    blocks: list = []            # the variant table, in index order
+    n_variants = 0
     decisions, hands = {}, {}
     histories: dict = {}
     keys_of_rule = []
     for rule in lock_file.rules:
-        group = hand_group(rule.hands, cfg.ranks, cfg.suits, cfg.hand_size)
+        try:
+            group = hand_group(rule.hands, cfg.ranks, cfg.suits, cfg.hand_size)
+        except LockError as err:
+            raise LockError(f"{lock_file.source}: lock rule {rule.number}: {err}") from None
         kinds = (tree.kind <= DRAW) if rule.kind == ANY_KIND else (tree.kind == rule.kind)
         candidates = np.nonzero(kinds & np.isin(tree.seat, rule.seats))[0].astype(np.int64)
         nodes = _matching_nodes(tree, rule.history, candidates, histories)
@@ -344,12 +360,11 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
             strategy_rows = _strategy_rows(rule, tree)
             idx = np.nonzero(group)[0]
             for node in nodes.tolist():
-                rows = strategy_rows(node)[:, idx].T  # (classes, actions)
+                rows = strategy_rows(node)[:, idx].T  # (classes, actions): one variant row per pair
                 padded = np.full((len(idx), width), np.nan)
                 padded[:, :rows.shape[1]] = rows
-                start = len(variants)
-                for i, row in enumerate(padded):
-                    variants[("strategy", rule.number, node, int(idx[i]))] = (start + i, row)
+                start = n_variants + sum(len(b) for b in blocks)
+                blocks.append(padded)
                 n_decisions += 1
                 keys.append(node * n_states + idx)
                 key_variants.append(np.arange(start, start + len(idx), dtype=np.int64))
@@ -368,7 +383,10 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
             if not len(idx):
                 continue
             n_decisions += 1
-            variant = variants.setdefault(row.tobytes(), (len(variants), row))[0]
+            if row.tobytes() not in variants:
+                variants[row.tobytes()] = (n_variants + sum(len(b) for b in blocks), row)
+                blocks.append(row[None, :])
+            variant = variants[row.tobytes()][0]
             keys.append(node * n_states + idx)
             key_variants.append(np.full(len(idx), variant, np.int64))
         if not n_decisions:
@@ -384,9 +402,7 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
     # The last rule to name a pair wins: unique over the reversed order keeps the last occurrence.
     unique, first = np.unique(all_keys[::-1], return_index=True)
     chosen_variants = all_variants[::-1][first]
-    table = np.full((max(len(variants), 1), width), np.nan)
-    for index, row in variants.values():
-        table[index] = row
+    table = np.concatenate(blocks) if blocks else np.full((1, width), np.nan)
     return Locks(lock_file, unique // n_states, unique % n_states, chosen_variants, table, decisions, hands)
 
 
@@ -503,4 +519,24 @@ def fixed_strategy_locks(tree: PublicTree, layout, probabilities: np.ndarray, se
         variants[~here, a] = np.nan
     rows = LockFile((), "", source)
     return Locks(rows, pair_node, pair_class, np.arange(len(pair_node), dtype=np.int64), variants,
+                 {}, {})
+
+
+def save_locked_pairs(locks: Locks, path: Path) -> None:
+    """The (node, class) pairs a run's lock fixed, for tables and charts to mark (they need no
+    recompiling, so a lock's strategy directory may move)."""
+    from abstractions.files import atomic_write
+
+    with atomic_write(path) as f:
+        np.savez(f, pair_node=locks.pair_node, pair_class=locks.pair_class)
+
+
+def load_locked_pairs(path: Path, text: str = "") -> Locks:
+    """What :func:`save_locked_pairs` wrote, as Locks without their probabilities."""
+    try:
+        with np.load(path) as data:
+            node, value = data["pair_node"].astype(np.int64), data["pair_class"].astype(np.int64)
+    except (OSError, KeyError, ValueError) as err:
+        raise LockError(f"{path} is damaged ({err})") from None
+    return Locks(LockFile((), text, str(path)), node, value, np.zeros(len(node), np.int64), np.full((1, 1), np.nan),
                  {}, {})

@@ -34,7 +34,7 @@ from ..game.plan import SolveTooLarge, plan_solve
 from .abstract import AbstractEngine
 from .engine import Engine
 from .files import CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint, save_strategy
-from .locks import LOCK_FILE_NAME, LockError, LockFile
+from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
 from .walker import Exploitability
 
 CHECK_SHARE = 0.1          # exploitability checks may take about this share of the time
@@ -207,7 +207,8 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         if checkpoint_path:
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), engine.regret, engine.strat_sum,
-                            engine.layout.row_of, locks.text if locks is not None else "")
+                            engine.layout.row_of, locks.text if locks is not None else "",
+                            locks.base if locks is not None else "")
 
     start = time.perf_counter()
     base = spent
@@ -337,8 +338,11 @@ def write_outputs(result: SolveResult, compile_seconds: float | None = 0.0) -> N
     if locks is not None:
         with atomic_write(out / LOCK_FILE_NAME, "w") as f:
             f.write(locks.lock_file.text)
-    elif (out / LOCK_FILE_NAME).exists():
-        (out / LOCK_FILE_NAME).unlink()  # a replaced locked run's
+        save_locked_pairs(locks, out / LOCK_PAIRS_NAME)
+    else:
+        for name in (LOCK_FILE_NAME, LOCK_PAIRS_NAME):  # a replaced locked run's
+            if (out / name).exists():
+                (out / name).unlink()
     x = result.exploitability
     save_strategy(out / STRATEGY_NAME, e.config, e.algorithm, result.iterations, e.tree, e.layout,
                   e.average_probability_chunks(), x.exploitability_mbb, x.game_value_mbb)

@@ -226,12 +226,12 @@ class Walker:
         """The button's value (BB/hand) when both seats play the strategy in ``play``."""
         return self.walk(0, kernels.EVALUATE, play, record=record)
 
-    def exploitability(self, play: np.ndarray, lock_codes: np.ndarray = NO_STORAGE) -> Exploitability:
+    def exploitability(self, play: np.ndarray) -> Exploitability:
         """Exact best responses against the strategy in ``play`` (normalised per row: strategy
-        sums or probabilities), and its game value. With ``lock_codes`` (see
-        :meth:`solver.cfr.locks.Locks.codes`), each best response keeps the locks."""
-        br_button = self.walk(0, kernels.BEST_RESPONSE, play, strat_sum=lock_codes)
-        br_bb = self.walk(1, kernels.BEST_RESPONSE, play, strat_sum=lock_codes)
+        sums or probabilities), and its game value (with node locks in the layout arrays, best
+        responses that keep them)."""
+        br_button = self.walk(0, kernels.BEST_RESPONSE, play)
+        br_bb = self.walk(1, kernels.BEST_RESPONSE, play)
         return Exploitability(br_button, br_bb, self.evaluate(play))
 
     def node_stats(self, play: np.ndarray, nodes=None) -> Iterator[NodeStats]:

@@ -54,7 +54,9 @@ from .tree import PublicTree
 # terminals), per round the row width, per (round, class) the row position, per round a
 # (draw counts, width) 0/1 legality mask, and whether rows are shared: by classes (card buckets)
 # or by public nodes (then a row's regret sums its members' counterfactual regrets).
-LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows")
+# ``lock_code``: per storage entry, node locks (``solver.cfr.locks.Locks.codes``; empty: none).
+LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows lock_code")
+NO_LOCKS = np.zeros(0, np.float32)
 # What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
 RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older")
 MAX_RULE_CODES = 1 << 28   # dense key tables beyond this are refused (about 2 GiB)
@@ -114,7 +116,7 @@ class RecallRule:
 def no_layout(rounds: int, n_states: int) -> LayoutArrays:
     """Layout arrays of the right types for a player without a strategy (a baseline)."""
     return LayoutArrays(np.zeros(1, np.int64), np.ones(rounds, np.int64), np.zeros((rounds, n_states), np.int64),
-                        np.zeros((rounds, 1, 1)), False)
+                        np.zeros((rounds, 1, 1)), False, NO_LOCKS)
 
 
 def no_rule(rounds: int) -> "RuleArrays":
@@ -291,7 +293,7 @@ class StrategyLayout:
 
     def kernel_arrays(self) -> LayoutArrays:
         return LayoutArrays(self.entry_offset, self.row_width, self.row_of, self.legal_mask,
-                            self.bucketed or self.shares_slots)
+                            self.bucketed or self.shares_slots, NO_LOCKS)
 
     def describe(self) -> str:
         widths = "/".join(str(int(w)) for w in self.row_width)

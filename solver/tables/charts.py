@@ -76,7 +76,7 @@ def _labels(groups, shown, locked) -> list[str]:
 
 def _locked_title(summary, title: str) -> str:
     if summary.draw_locked or summary.bet_locked:
-        return f"{title}\n[locked]: decisions of that hand group fixed by the run's lock.toml"
+        return f"{title}\n[locked]: the run's lock.toml fixes decisions of that hand group (wholly or some actions)"
     return title
 
 

@@ -91,10 +91,12 @@ def summarise(strategy: Strategy) -> Summary:
     if strategy.locks is not None:
         locks = strategy.locks
         n_groups = len(out.group_labels)
-        for node, value in zip(locks.pair_node.tolist(), locks.pair_class.tolist()):
-            key = (int(tree.seat[node]), int(tree.round[node]))
-            table = out.draw_locked if tree.kind[node] == DRAW else out.bet_locked
-            table.setdefault(key, np.zeros(n_groups, bool))[group_of[value]] = True
+        seat, rnd = tree.seat[locks.pair_node], tree.round[locks.pair_node]
+        is_draw = tree.kind[locks.pair_node] == DRAW
+        for key in set(zip(seat.tolist(), rnd.tolist(), is_draw.tolist())):
+            here = (seat == key[0]) & (rnd == key[1]) & (is_draw == key[2])
+            table = out.draw_locked if key[2] else out.bet_locked
+            table[key[:2]] = np.bincount(group_of[locks.pair_class[here]], minlength=n_groups) > 0
     return out
 
 

@@ -104,13 +104,15 @@ class Strategy:
 
     @cached_property
     def locks(self):
-        """The decisions a locked solve fixed (its directory's lock.toml), or None."""
-        from ..cfr.locks import LOCK_FILE_NAME, LockFile, compile_locks
+        """The (decision, class) pairs a locked solve fixed (its directory's lock_pairs.npz, beside
+        its lock.toml), or None."""
+        from ..cfr.locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, load_locked_pairs
 
-        path = self.directory / LOCK_FILE_NAME
+        path = self.directory / LOCK_PAIRS_NAME
         if self.tree is None or not path.is_file():
             return None
-        return compile_locks(LockFile.read(path), self.tree, self.layout.class_legal)
+        text = (self.directory / LOCK_FILE_NAME).read_text() if (self.directory / LOCK_FILE_NAME).is_file() else ""
+        return load_locked_pairs(path, text)
 
     def locked_classes(self, node: int) -> np.ndarray:
         """(classes,) bool: which hand classes a lock fixes at a decision node."""
