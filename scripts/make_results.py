@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 GAMES = {"single-draw": "single-draw", "double-draw": "double-draw",  # results/ folder (and runs/ folder) -> preset
          "triple-draw-cap1": "triple-draw-bucketed", "triple-draw-cap4": "triple-draw"}
-COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv"] + [
-    f"{name}.{ext}" for name in ("draws", "pat_snow_break", "betting", "ev_by_hand", "convergence")
-    for ext in ("png", "svg")]
+COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv", "situations.csv"] + [
+    f"{name}.{ext}" for name in ("pat_snow_break", "ev_by_hand", "convergence") for ext in ("png", "svg")]
+CHART_GLOBS = ("draws_*.png", "draws_*.svg", "betting_*.png", "betting_*.svg")  # a file per draw, round and seat
 
 
 def badugi(*args: str) -> None:
@@ -69,7 +69,10 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
     badugi("plot", str(run_dir))
     target = ROOT / "results" / name
     target.mkdir(parents=True, exist_ok=True)
-    for file in COPIED:
+    for pattern in CHART_GLOBS + ("draws.png", "draws.svg", "betting.png", "betting.svg"):
+        for old in target.glob(pattern):  # charts of an earlier publication (one tall file each before)
+            old.unlink()
+    for file in COPIED + [p.name for pattern in CHART_GLOBS for p in sorted(run_dir.glob(pattern))]:
         shutil.copy2(run_dir / file, target / file)
     return True
 
@@ -104,9 +107,11 @@ def describe_game(name: str) -> str:
                         "and the exploitability above is measured at full resolution: by a best response that "
                         "sees every value class."]
     for m in read_csv(name, "pat_snow_break.csv"):
-        lines.append(f"- Draw {m['draw']}, {m['seat']}: stands pat in {100 * float(m['pat']):.1f}% of draw "
-                     f"decisions, snows (pat without a badugi) in {100 * float(m['snow']):.1f}%, breaks a badugi "
-                     f"in {100 * float(m['break']):.2f}% (`pat_snow_break.csv`).")
+        shares = (f" ({100 * float(m['snow_of_non_badugis']):.1f}% of its draws without a badugi), breaks in "
+                  f"{100 * float(m['break_of_badugis']):.1f}% of its draws with one") if "break_of_badugis" in m else (
+                  f", breaks a badugi in {100 * float(m['break']):.2f}% of draw decisions")
+        lines.append(f"- Draw {m['draw']}, {m['seat']}: stands pat (snows included) in {100 * float(m['pat']):.1f}% "
+                     f"of draw decisions, snows in {100 * float(m['snow']):.1f}%{shares} (`pat_snow_break.csv`).")
     rows = read_csv(name, "draws.csv")
     broken = [r for r in rows if r["hand"].startswith("badugi") and 1.0 - float(r["draw_0"]) >= 0.05]
     if broken:
@@ -123,9 +128,19 @@ def describe_game(name: str) -> str:
             by_seat.setdefault((r["seat"], r["draw"]), []).append(r["hand"])
         lines.append("- Hands stood pat more often than not without a badugi (`draws.csv`): " + "; ".join(
             f"{seat} at draw {draw}: {', '.join(hands)}" for (seat, draw), hands in by_seat.items()) + ".")
-    lines += ["", f"![draws](./{name}/draws.png)", "",
-              f"![betting](./{name}/betting.png)", "",
-              f"![pat, snow, break](./{name}/pat_snow_break.png) ![ev](./{name}/ev_by_hand.png)", "",
+    folder = ROOT / "results" / name
+    draws = sorted(p.name for p in folder.glob("draws_*.png"))
+    betting = sorted(p.name for p in folder.glob("betting_*.png"))
+    if draws or betting:
+        lines += ["", "Cards drawn by hand, one chart per draw (the big blind draws first; the button's panels "
+                  "follow what he drew), and betting by situation (what the player faces), one chart per round "
+                  "and seat; rows fade with how rarely the hand gets there (`situations.csv` holds the figures):", ""]
+        lines += [f"![{p[:-4]}](./{name}/{p})" for p in draws] + [""]
+        lines += ["<details><summary>betting charts</summary>", ""]
+        lines += [f"![{p[:-4]}](./{name}/{p})" for p in betting] + ["", "</details>"]
+    else:
+        lines += ["", f"![draws](./{name}/draws.png)", "", f"![betting](./{name}/betting.png)"]
+    lines += ["", f"![pat, snow, break](./{name}/pat_snow_break.png) ![ev](./{name}/ev_by_hand.png)", "",
               f"![convergence](./{name}/convergence.png)", ""]
     return "\n".join(lines)
 

@@ -50,8 +50,11 @@ def _say(line: str) -> None:
 
 def _solved(name: str, locks: LockFile | None = None) -> Path:
     run = RUNS / name
-    if not (run / "strategy.npz").is_file():
+    lock_text = (run / "lock.toml").read_text() if (run / "lock.toml").is_file() else ""
+    if not (run / "strategy.npz").is_file() or lock_text != (locks.text if locks else ""):
         _say(f"solving {name} (single draw to 0.1 mbb/hand)")
+        if run.exists():
+            shutil.rmtree(run)  # another lock's run
         solve(load_preset("single-draw"), target_mbb=0.1, out_dir=run, locks=locks, progress=_say)
     return run
 
@@ -177,7 +180,7 @@ def render(study: dict) -> str:
     for r in ns["button_draw_changes"]:
         lines.append(f"| {r['hand']} | {100 * r['reach']:.2f} | {' / '.join(f'{x:g}' for x in r['before'])} | "
                      f"{' / '.join(f'{x:g}' for x in r['after'])} |")
-    lines += ["", "![cards drawn, against a big blind who never snows](never-snows/draws.png)", "",
+    lines += ["", "![cards drawn, against a big blind who never snows](never-snows/draws_1.png)", "",
               "## Exploiting the baselines", "",
               "`badugi exploit runs/single-draw --against OPPONENT`: the exact best response in each seat, "
               "ties broken by the equilibrium.", "",
