@@ -54,7 +54,9 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
         ax.set_xlabel(xlabel)
         ax.set_ylabel("exploitability (mbb/hand)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+    if plotted:  # one legend for both panels, outside them
+        fig.legend(*by_iter.get_legend_handles_labels(), loc="outside lower center", ncols=1 if len(runs) > 2 else
+                   len(runs), fontsize=8)
     fig.suptitle(title)
     return save_figure(fig, path)
 
