@@ -155,6 +155,8 @@ def cap4_rows() -> list[str]:
             out.append(f"| {'/'.join(str(b) for b in r['buckets'])} | {r['memory_bytes'] / 2**30:.1f} GiB | "
                        f"{r['iterations']} | {r['seconds'] / 60:.0f} | {r['certified_mbb']:.1f} | "
                        f"{fmt(r['abstract_mbb'], 1)} |")
+        for note in curve.get("notes", []):
+            out += ["", note]
         out.append("")
     return out
 
