@@ -128,7 +128,7 @@ def plot_curve(rows, path: Path) -> list[Path]:
                                    (by_time, "seconds", 60.0, "solving time (minutes, 2 threads)")):
         xs = [r[key] / scale for r in rows]
         ys = [r["certified_mbb"] for r in rows]
-        ax.plot(xs, ys, marker="o")
+        ax.plot(xs, ys, marker="o", linestyle="none")  # points of different runs: no line between them
         for x, y, r in zip(xs, ys, rows):
             ax.annotate("/".join(str(b) for b in r["buckets"]) + f"\n{r['iterations']} its", (x, y),
                         textcoords="offset points", xytext=(6, 4), fontsize=8)
