@@ -332,6 +332,20 @@ def _update_buckets(regret, strat_sum, rows_at, n_act, width, row_of, rnd, chanc
 
 
 @njit(cache=True)
+def _fixed_part(code, base, width, n_act, child_val, depth, s):
+    """A locked class's fixed share and the value it brings: sum of p and of p * value over the
+    actions its lock fixes (see ``_locked_best`` for ``code``)."""
+    total = 0.0
+    value = 0.0
+    for a in range(n_act):
+        c = code[base + np.uint64(a) * np.uint64(width)]
+        if c >= 0.0:
+            total += c
+            value += c * child_val[depth, a, s]
+    return total, value
+
+
+@njit(cache=True)
 def _locked_regret_base(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd, vk):
     """Regrets of a partly locked class are those of the choice among its free actions: shift the
     free actions' values by (node value - value of the free choice), so that the update's
@@ -341,13 +355,7 @@ def _locked_regret_base(code, rows_at, width, n_act, is_draw, legal, rnd, child_
         base = np.uint64(rows_at) + np.uint64(s)
         if code[base] == -2.0:
             continue
-        fixed_total = 0.0
-        fixed_value = 0.0
-        for a in range(n_act):
-            c = code[base + np.uint64(a) * np.uint64(width)]
-            if c >= 0.0:
-                fixed_total += c
-                fixed_value += c * child_val[depth, a, s]
+        fixed_total, fixed_value = _fixed_part(code, base, width, n_act, child_val, depth, s)
         rest = 1.0 - fixed_total
         if rest <= 1e-12:
             continue
@@ -367,15 +375,11 @@ def _locked_best(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, de
         base = np.uint64(rows_at) + np.uint64(s)
         if code[base] == -2.0:
             continue
-        fixed_total = 0.0
-        fixed_value = 0.0
+        fixed_total, fixed_value = _fixed_part(code, base, width, n_act, child_val, depth, s)
         best = -1e300
         for a in range(n_act):
-            c = code[base + np.uint64(a) * np.uint64(width)]
-            if c >= 0.0:
-                fixed_total += c
-                fixed_value += c * child_val[depth, a, s]
-            elif (not is_draw or legal[rnd, s, a]) and child_val[depth, a, s] > best:
+            if (code[base + np.uint64(a) * np.uint64(width)] < 0.0 and (not is_draw or legal[rnd, s, a])
+                    and child_val[depth, a, s] > best):
                 best = child_val[depth, a, s]
         rest = 1.0 - fixed_total
         child_val[vd, vk, s] = fixed_value + (rest * best if rest > 1e-12 and best > -1e300 else 0.0)
