@@ -207,10 +207,8 @@ def _say_whole_walks(strategy, history: str) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from .tables.charts import MIN_GROUP_REACH
-    from .tables.reports import class_groups
+    from .tables.reports import class_groups, group_figures
     from .tables.strategy import NEGLIGIBLE_REACH, load_strategy
 
     strategy = load_strategy(args.dir)
@@ -251,17 +249,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         locked = None
     print(f"{'hand':<12}{'reach %':>9}" + "".join(f"{n:>10}" for n in names) + f"{'EV mbb':>10}"
           + ("  locked" if locked is not None else ""))
-    for g, label in enumerate(group_labels):
-        members = group_of == g
-        mass = reach[members].sum()
+    figures = group_figures(group_of, len(group_labels), reach, probs, value)
+    for g, (label, (mass, freq, ev)) in enumerate(zip(group_labels, figures)):
         if mass < MIN_GROUP_REACH and not args.all:
             continue
-        weights = reach[members] / mass if mass > 0 else np.full(members.sum(), 1.0 / members.sum())
-        freq = [float((probs[a, members] * weights).sum()) for a in range(len(labels))]
-        ev = float(np.nansum(value[members] * weights))
         mark = ""
         if locked is not None:
-            share = locked[members].mean()
+            share = locked[group_of == g].mean()
             mark = "  all" if share == 1 else "  some" if share > 0 else ""
         print(f"{label:<12}{100 * mass:>9.3f}" + "".join(f"{100 * f:>9.1f}%" for f in freq) + f"{ev:>10.0f}" + mark)
     return 0

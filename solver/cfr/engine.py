@@ -130,18 +130,21 @@ class Engine:
                             "(no card buckets, the whole history remembered): a lock names hands, not buckets")
         self.locks = locks
         self._play = np.empty_like(self.regret)
+        # The tree's arrays as the lock kernel takes them, made once (it runs before every walk).
+        tree = self.tree
+        self._lock_tree = (tree.n_children.astype(np.int64), tree.kind, tree.round.astype(np.int64))
+        self._lock_seat = tree.seat.astype(np.int64)
         # The walks play the locks: best responses keep them, partly locked regrets are their free choice's.
         self.walker.layout_arrays = self.walker.layout_arrays._replace(
             lock_code=locks.codes(self.tree, self.layout.entry_offset, self.layout.row_width, self.layout.n_entries))
 
     def _lock(self, storage: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``storage`` with the locked rows replaced by the strategy they play, into ``out``."""
-        locks, tree, layout = self.locks, self.tree, self.layout
+        locks, layout = self.locks, self.layout
         if out is not storage:
             np.copyto(out, storage)
         lock_strategy(storage, out, locks.pair_node, locks.pair_class, locks.pair_variant, locks.variants,
-                      layout.entry_offset, tree.n_children.astype(np.int64), tree.kind, tree.round.astype(np.int64),
-                      layout.row_width, layout.class_legal, tree.seat.astype(np.int64), -1)
+                      layout.entry_offset, *self._lock_tree, layout.row_width, layout.class_legal, self._lock_seat, -1)
         return out
 
     def _play_rows(self) -> np.ndarray:

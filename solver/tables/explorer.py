@@ -25,7 +25,7 @@ import numpy as np
 from abstractions.cards import RANK_CHARS, SUIT_CHARS, rank_name
 
 from ..game.tree import DRAW, SEAT_NAMES, action_name
-from .reports import class_groups
+from .reports import class_groups, group_figures
 from .strategy import Strategy
 
 MAX_BYTES = 20_000_000
@@ -88,14 +88,8 @@ def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int 
             probs = strategy.strategy_at(node)
             is_draw = tree.kind[node] == DRAW
             legal = strategy.layout.class_legal
-            mass = np.bincount(group_of, weights=reach, minlength=n_groups)
-            groups = []
-            for g in range(n_groups):
-                members = group_of == g
-                weights = reach[members] / mass[g] if mass[g] > 0 else np.full(members.sum(), 1.0 / members.sum())
-                freq = [float((probs[a, members] * weights).sum()) for a in range(probs.shape[0])]
-                groups.append([_short(mass[g], 9), [round(f, 8) for f in freq],
-                               round(float(np.nansum(value[members] * weights)), 1) if mass[g] > 0 else None])
+            groups = [[_short(mass, 9), [round(f, 8) for f in freq], round(ev, 1) if mass > 0 else None]
+                      for mass, freq, ev in group_figures(group_of, n_groups, reach, probs, value)]
             opp_mass = np.bincount(group_of, weights=opponent, minlength=n_groups)
             opp_total = opp_mass.sum()
             children = []

@@ -144,6 +144,18 @@ def _ratio(a: float, b: float) -> float:
     return float(a / b) if b > 0 else float("nan")
 
 
+def group_figures(group_of: np.ndarray, n_groups: int, reach: np.ndarray, probs: np.ndarray, value: np.ndarray):
+    """One decision's figures per hand group, as ``badugi show`` prints them and the explorer
+    shows them: (reach mass, action frequencies weighted by reach within the group, EV mbb).
+    A group never reached gets its classes' plain average."""
+    for g in range(n_groups):
+        members = group_of == g
+        mass = reach[members].sum()
+        weights = reach[members] / mass if mass > 0 else np.full(members.sum(), 1.0 / members.sum())
+        freq = [float((probs[a, members] * weights).sum()) for a in range(probs.shape[0])]
+        yield float(mass), freq, float(np.nansum(value[members] * weights))
+
+
 def _deal_ev(out: Summary, group_of: np.ndarray, deal: np.ndarray, root_value_mbb: np.ndarray) -> None:
     """Each group's deal probability, and each seat's EV (mbb) given the dealt group."""
     n_groups = len(out.group_labels)
