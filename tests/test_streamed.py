@@ -338,3 +338,56 @@ def test_show_a_tree_less_strategy(tree_less, capsys):
     assert "reach: " in capsys.readouterr().out
     assert main(["export", str(run), "--format", "csv"]) == 2
     assert "no strategy table by history" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("prefix, max_round", [("ck/21/", 2), ("ck/21/kk/00/", None), ("", 0), ("c", 0),
+                                               ("cr", 1)])
+def test_explorer_of_a_tree_less_game_is_the_built_tree_one(tree_less, prefix, max_round):
+    """``badugi explore`` of a strategy saved without its tree (streamed walks: a subtree below
+    the first draw, or the first round from whole-tree walks) writes the same page data as the
+    same strategy on its built tree: the same histories, children, reach, frequencies, EV,
+    opponent's range and per-class probabilities."""
+    from solver.tables.explorer import explorer_data
+
+    _, saved, built = tree_less
+    ours = explorer_data(saved, prefix, max_round)
+    theirs = explorer_data(built, prefix, max_round)
+
+    def by_history(data):
+        nodes = data["nodes"]
+        out = {}
+        for node in nodes.values():
+            node = dict(node)
+            node["children"] = [[label, nodes[child]["history"] if child >= 0 else None, end]
+                                for label, child, end in node["children"]]
+            out[node.pop("history")] = node
+        return out
+
+    a, b = by_history(ours), by_history(theirs)
+    assert sorted(a) == sorted(b) and len(a) > 1
+    assert ours["nodes"][ours["root"]]["history"] == theirs["nodes"][theirs["root"]]["history"]
+    for history in a:
+        x, y = a[history], b[history]
+        for field in ("seat", "draw", "labels", "names", "children", "probs", "locked"):
+            assert x[field] == y[field], (history, field)
+        assert x["reached"] == pytest.approx(y["reached"], rel=1e-9, abs=1e-15)
+        for g, h in zip(x["groups"], y["groups"]):
+            assert g[0] == pytest.approx(h[0], rel=1e-6, abs=1e-15)
+            np.testing.assert_allclose(g[1], h[1], atol=1e-7)
+            assert (g[2] is None) == (h[2] is None) and (g[2] is None or g[2] == pytest.approx(h[2], abs=0.11))
+        np.testing.assert_allclose(x["opponent"], y["opponent"], rtol=1e-3)
+    for key in ("game", "n_states", "class_names", "group_labels", "prefix"):
+        assert ours[key] == theirs[key]
+
+
+def test_explorer_of_a_tree_less_game_refuses_what_it_cannot_hold(tree_less, tmp_path, capsys):
+    from solver.cli import main
+
+    run = tree_less[0]
+    assert main(["explore", str(run), "--out", str(tmp_path / "x.html")]) == 2
+    assert "--max-round 0" in capsys.readouterr().err
+    assert main(["explore", str(run), "--prefix", "ck/9", "--out", str(tmp_path / "x.html")]) == 2
+    assert "not possible" in capsys.readouterr().err
+    assert main(["explore", str(run), "--prefix", "ck/21/kk/", "--out", str(tmp_path / "sub.html")]) == 0
+    text = (tmp_path / "sub.html").read_text()
+    assert "ck/21/kk/00/b" in text

@@ -314,9 +314,11 @@ def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter
             remaining.append(0.0)
         elif 0 < e1 < e0 and i1 > i0:
             # Extrapolate the recent power law exploitability ~ iterations^-k.
+            # In logs: a nearly flat stretch (k near 0) projects beyond any float.
             k = math.log(e0 / e1) / math.log(i1 / i0)
-            need = i1 * (e1 / target_mbb) ** (1.0 / k)
-            remaining.append((need - i1) * iter_seconds)
+            log_need = math.log(i1) + math.log(e1 / target_mbb) / k
+            if log_need < 40:
+                remaining.append((math.exp(log_need) - i1) * iter_seconds)
     eta = f"~{min(remaining):.0f}s left" if remaining else "remaining unknown"
     return (f"iter {iteration:>6}  exploitability {x.exploitability_mbb:10.4f} mbb/hand  "
             f"value {x.game_value_mbb:9.3f} mbb  {spent:7.1f}s  {eta}")

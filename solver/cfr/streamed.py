@@ -19,7 +19,7 @@ and every value class (the certificate of a solve in an abstraction).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 import numba
 import numpy as np
@@ -156,18 +156,30 @@ class StreamedWalker:
         ``play``. Below the first round: a walk of the first round for the reach at its subtree,
         then two walks of that subtree (seconds); in the first round: two walks of the whole
         tree (minutes for big games: see :attr:`needs_whole_walks`)."""
-        n = self.n_states
         cut, node = self.locate(history)
-        deal = self.model.deal_prob
-        if cut < 0:
+        nodes = np.array([node], np.int64)
+        return next(self.node_stats(play, nodes if cut < 0 else None, {} if cut < 0 else {cut: nodes}))[1]
+
+    def node_stats(self, play: np.ndarray, trunk_nodes: np.ndarray | None = None,
+                   cut_nodes: dict[int, np.ndarray] | None = None) -> Iterator[tuple[int, NodeStats]]:
+        """``(cut, stats)`` batches: both seats' reach and values at decision nodes of the trunk
+        (cut -1; two walks of the whole tree) and of the shape below each cut in ``cut_nodes``
+        (one walk of the first round for the reach at every cut, then two walks of each cut's
+        subtree), both seats playing the strategy in ``play``."""
+        n = self.n_states
+        play = read_only(play)
+        if trunk_nodes is not None and len(trunk_nodes):
             index = np.full(self.game.trunk.n_nodes, -1, np.int64)
-            index[node] = 0
-            record = self.no_record._replace(index=index, reach=np.zeros((1, 2, n)), value=np.zeros((1, 2, n)))
+            index[trunk_nodes] = np.arange(len(trunk_nodes))
+            k = len(trunk_nodes)
+            record = self.no_record._replace(index=index, reach=np.zeros((k, 2, n)), value=np.zeros((k, 2, n)))
             for seat in (0, 1):
                 self.walk(seat, kernels.EVALUATE, play, record)
-            return NodeStats(np.array([node]), record.reach, record.value)
+            yield -1, NodeStats(np.asarray(trunk_nodes), record.reach, record.value)
+        if not cut_nodes:
+            return
         shape = self.game.shape
-        play = read_only(play)
+        deal = self.model.deal_prob
         max_width = int(self.trunk_layout.row_width.max())
         work = kernels.make_work(max(self.trunk_arrays.max_depth, self.shape_arrays.max_depth),
                                  max(self.trunk_arrays.n_actions_max, self.shape_arrays.n_actions_max), n,
@@ -177,18 +189,21 @@ class StreamedWalker:
                          self.trunk_arrays, self.trunk_layout, self.draws, play, NO_STORAGE, NO_STORAGE, self.cuts,
                          work, out, self.no_record)
         contrib, entry_offset = np.empty((shape.n_nodes, 2)), np.empty(shape.n_nodes, np.int64)
-        kernels.fill_cut(self.shape_arrays, *self.shape_annotations, self.game.cut_pot[cut], self.game.cut_record[cut],
-                         self.rule, contrib, entry_offset)
-        tree = self.shape_arrays._replace(contrib=contrib)
-        layout = self.trunk_layout._replace(entry_offset=entry_offset)
-        index = np.full(shape.n_nodes, -1, np.int64)
-        index[node] = 0
-        record = self.shape_record._replace(index=index, reach=np.zeros((1, 2, n)), value=np.zeros((1, 2, n)))
-        reach = self.cuts.reach[cut].copy()
-        for seat in (0, 1):
-            kernels.traverse(0, reach[0], reach[1], reach[2], seat, kernels.EVALUATE, kernels.FULL, kernels.NO_UPDATE,
-                             tree, layout, self.draws, play, NO_STORAGE, NO_STORAGE, self.shape_cuts, work, out, record)
-        return NodeStats(np.array([node]), record.reach, record.value)
+        for cut, nodes in cut_nodes.items():
+            kernels.fill_cut(self.shape_arrays, *self.shape_annotations, self.game.cut_pot[cut],
+                             self.game.cut_record[cut], self.rule, contrib, entry_offset)
+            tree = self.shape_arrays._replace(contrib=contrib)
+            layout = self.trunk_layout._replace(entry_offset=entry_offset)
+            index = np.full(shape.n_nodes, -1, np.int64)
+            index[nodes] = np.arange(len(nodes))
+            k = len(nodes)
+            record = self.shape_record._replace(index=index, reach=np.zeros((k, 2, n)), value=np.zeros((k, 2, n)))
+            reach = self.cuts.reach[cut].copy()
+            for seat in (0, 1):
+                kernels.traverse(0, reach[0], reach[1], reach[2], seat, kernels.EVALUATE, kernels.FULL,
+                                 kernels.NO_UPDATE, tree, layout, self.draws, play, NO_STORAGE, NO_STORAGE,
+                                 self.shape_cuts, work, out, record)
+            yield cut, NodeStats(np.asarray(nodes), record.reach, record.value)
 
     def needs_whole_walks(self, history: str) -> bool:
         """Whether :meth:`history_stats` at this history walks the whole tree (a first-round

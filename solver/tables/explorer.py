@@ -11,7 +11,8 @@ split by the actions' frequencies and faded where the group is rarely there.
 Small games export whole; a big one exports the subtree of ``prefix`` and
 rounds up to ``max_round``, and a selection over ``max_bytes`` is refused with
 the figure, so a file stays near 20 MB at most. Games whose tree is never
-built (cap-4 triple draw) are not explored here.
+built (cap-4 triple draw) are read through streamed walks: a subtree below
+the first draw takes seconds, the first round two whole-tree walks.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 import numpy as np
 
 from abstractions.cards import RANK_CHARS, SUIT_CHARS, rank_name
 
-from ..game.tree import DRAW, SEAT_NAMES, action_name
+from ..game.tree import DRAW, FOLD, SEAT_NAMES, SHOWDOWN, action_name
 from .reports import class_groups, group_figures
 from .strategy import Strategy
 
@@ -40,82 +42,192 @@ def _short(x: float, digits: int) -> float:
     return float(f"{float(x):.{digits}g}")
 
 
-def _selection(strategy: Strategy, prefix: str | None, max_round: int | None) -> np.ndarray:
+class _Point(NamedTuple):
+    """A decision point of the page: its id there, history, seat, kind, and for each action its
+    label and the id of the point it leads to (-1 if not exported) or how the hand ends."""
+
+    key: int
+    history: str
+    seat: int
+    kind: int
+    labels: list
+    children: list
+
+
+class _Selection(NamedTuple):
+    points: dict          # key -> _Point, in tree order
+    n_actions: int
+    figures: Callable     # () -> iterator of (key, NodeStats batch, index in it, probabilities, locked)
+
+
+def _ends(kind: int) -> str:
+    return "fold" if kind == FOLD else "showdown" if kind == SHOWDOWN else ""
+
+
+def _built_selection(strategy: Strategy, prefix: str | None, max_round: int | None) -> _Selection:
     tree = strategy.tree
-    nodes = tree.kind <= DRAW
+    wanted = tree.kind <= DRAW
     if prefix:
         inside = np.zeros(tree.n_nodes, bool)
         tree.mark_subtree(inside, tree.node_at(prefix))  # ValueError names a bad prefix
-        nodes &= inside
+        wanted &= inside
     if max_round is not None:
-        nodes &= tree.round <= max_round
-    return np.nonzero(nodes)[0]
+        wanted &= tree.round <= max_round
+    nodes = np.nonzero(wanted)[0]
+    points = {}
+    for node in nodes.tolist():
+        children = [(chr(tree.action[c]), int(c) if wanted[c] else -1, _ends(int(tree.kind[c])))
+                    for c in tree.children(node)]
+        points[node] = _Point(node, tree.history(node), int(tree.seat[node]), int(tree.kind[node]),
+                              [c[0] for c in children], children)
+
+    def figures():
+        for batch in strategy.stats(nodes):
+            for i, node in enumerate(batch.nodes.tolist()):
+                locked = strategy.locked_classes(node) if strategy.locks is not None else None
+                yield node, batch, i, strategy.strategy_at(node), locked
+
+    return _Selection(points, int(tree.n_children[nodes].astype(np.int64).sum()), figures)
+
+
+def _streamed_selection(strategy: Strategy, prefix: str | None, max_round: int | None,
+                        max_bytes: int) -> _Selection:
+    """A game whose tree is never built: the trunk's decision points (first round) and the
+    shape's below each cut, with ids ``trunk node`` and ``trunk size + cut x shape size + shape
+    node``. Refused before any walk when too big."""
+    walker = strategy.streamed
+    game = walker.game
+    trunk, shape = game.trunk, game.shape
+    if prefix:
+        strategy.decision(prefix)  # ValueError names a bad prefix
+    cut, node = walker.locate(prefix or "")
+    cut_index = walker.cuts.index
+    n_trunk = trunk.n_nodes
+    n_shape = shape.n_nodes if shape is not None else 0
+    in_shape = np.zeros(max(n_shape, 1), bool)
+    if cut >= 0:
+        trunk_nodes, cuts = np.zeros(0, np.int64), [cut]
+        shape.mark_subtree(in_shape, node)
+    else:
+        inside = np.zeros(n_trunk, bool)
+        trunk.mark_subtree(inside, node)
+        trunk_nodes = np.nonzero(inside & (trunk.kind <= DRAW) & (cut_index < 0))[0]
+        cuts = cut_index[inside & (cut_index >= 0)].tolist()
+        if max_round is not None:
+            trunk_nodes = trunk_nodes[trunk.round[trunk_nodes] <= max_round]
+        if shape is not None:
+            in_shape[:] = True
+    shape_wanted = in_shape & (shape.kind <= DRAW) if shape is not None else in_shape & False
+    if shape is not None and max_round is not None:
+        shape_wanted &= shape.round <= max_round
+    shape_nodes = np.nonzero(shape_wanted)[0]
+    if not len(shape_nodes):
+        cuts = []
+    n_points = len(trunk_nodes) + len(cuts) * len(shape_nodes)
+    n_actions = int(trunk.n_children[trunk_nodes].astype(np.int64).sum())
+    if cuts:
+        n_actions += len(cuts) * int(shape.n_children[shape_nodes].astype(np.int64).sum())
+    _check_size(strategy, n_points, n_actions, max_bytes,
+                "for a game this big, export the first round with --max-round 0 or a subtree below "
+                "the first draw with --prefix (e.g. --prefix ck/00/)")
+    selected_cuts = set(cuts)
+
+    def shape_key(c: int, s: int) -> int:
+        return n_trunk + c * n_shape + s if c in selected_cuts and shape_wanted[s] else -1
+
+    points, slots = {}, {}
+    trunk_set = set(trunk_nodes.tolist())
+    for t in trunk_nodes.tolist():
+        children = []
+        for c in trunk.children(t):
+            c = int(c)
+            key = c if c in trunk_set else shape_key(int(cut_index[c]), 0) if cut_index[c] >= 0 else -1
+            children.append((chr(trunk.action[c]), key, _ends(int(trunk.kind[c]))))
+        points[t] = _Point(t, trunk.history(t), int(trunk.seat[t]), int(trunk.kind[t]),
+                           [c[0] for c in children], children)
+    if cuts:
+        shape_history = {s: shape.history(s) for s in shape_nodes.tolist()}
+        shape_children = {s: [(chr(shape.action[c]), int(c), _ends(int(shape.kind[c]))) for c in shape.children(s)]
+                          for s in shape_nodes.tolist()}
+        for c in cuts:
+            above = trunk.history(int(game.cut_nodes[c]))
+            for s in shape_nodes.tolist():
+                children = [(label, shape_key(c, child), end) for label, child, end in shape_children[s]]
+                key = n_trunk + c * n_shape + s
+                points[key] = _Point(key, above + shape_history[s], int(shape.seat[s]), int(shape.kind[s]),
+                                     [x[0] for x in children], children)
+
+    def figures():
+        batches = walker.node_stats(strategy.probabilities, trunk_nodes, {c: shape_nodes for c in cuts})
+        for c, batch in batches:
+            for i, node in enumerate(batch.nodes.tolist()):
+                key = node if c < 0 else n_trunk + c * n_shape + node
+                decision = strategy.decision(points[key].history)
+                yield key, batch, i, strategy.decision_strategy(decision), None
+
+    return _Selection(points, n_actions, figures)
+
+
+def _check_size(strategy: Strategy, n_points: int, n_actions: int, max_bytes: int, hint: str) -> None:
+    n_groups = len(class_groups(strategy)[1])
+    size = n_actions * (strategy.n_states * BYTES_PER_PROBABILITY + n_groups * BYTES_PER_GROUP_ACTION) \
+        + n_points * (BYTES_PER_NODE + n_groups * BYTES_PER_GROUP)
+    if size > max_bytes:
+        raise ValueError(f"that selection ({n_points:,} decision points) would make a file of about "
+                         f"{size / 1e6:.0f} MB; {hint} (limit {max_bytes / 1e6:.0f} MB, --max-mb)")
 
 
 def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int | None = None,
                   max_bytes: int = MAX_BYTES) -> dict:
-    """Everything the page shows, as JSON-ready data; ValueError if the selection is too big."""
+    """Everything the page shows, as JSON-ready data; ValueError if the selection is too big.
+    A game whose tree is never built (cap-4 triple draw) is read through streamed walks: a
+    subtree below the first draw in seconds, first-round points with two whole-tree walks."""
     if strategy.tree is None:
-        raise ValueError(f"{strategy.config.describe()}: its public tree is too big to build, so it cannot be "
-                         "explored by history here; badugi show --history reads one decision")
-    tree, n_states = strategy.tree, strategy.n_states
-    nodes = _selection(strategy, prefix, max_round)
-    if not len(nodes):
+        selection = _streamed_selection(strategy, prefix, max_round, max_bytes)
+    else:
+        selection = _built_selection(strategy, prefix, max_round)
+        _check_size(strategy, len(selection.points), selection.n_actions, max_bytes,
+                    "export a subtree with --prefix (e.g. --prefix ck/00/) or fewer rounds with --max-round")
+    if not selection.points:
         raise ValueError("no decision point in that selection")
+    n_states = strategy.n_states
     group_of, labels = class_groups(strategy)
     n_groups = len(labels)
-    n_actions = int(tree.n_children[nodes].astype(np.int64).sum())
-    size = n_actions * (n_states * BYTES_PER_PROBABILITY + n_groups * BYTES_PER_GROUP_ACTION) \
-        + len(nodes) * (BYTES_PER_NODE + n_groups * BYTES_PER_GROUP)
-    if size > max_bytes:
-        raise ValueError(f"that selection ({len(nodes):,} decision points) would make a file of about "
-                         f"{size / 1e6:.0f} MB; export a subtree with --prefix (e.g. --prefix ck/00/) or fewer "
-                         f"rounds with --max-round (limit {max_bytes / 1e6:.0f} MB, --max-mb)")
     ev = strategy.evaluator
     counts = ev.value_card_count.astype(int)
     tops = np.array([ev.value_ranks(v)[0] for v in range(n_states)])
     group_count = [int(counts[group_of == g][0]) for g in range(n_groups)]
     group_top = [int(tops[group_of == g][0]) for g in range(n_groups)]
-    selected = set(nodes.tolist())
+    legal = strategy.layout.class_legal
     out_nodes = {}
-    for batch in strategy.stats(nodes):
-        for i, node in enumerate(batch.nodes):
-            node = int(node)
-            seat = int(tree.seat[node])
-            reach = batch.reach_of(i, seat)
-            value = batch.ev_mbb(i, seat)
-            opponent = batch.reach[i, 1 - seat]
-            probs = strategy.strategy_at(node)
-            is_draw = tree.kind[node] == DRAW
-            legal = strategy.layout.class_legal
-            groups = [[_short(mass, 9), [round(f, 8) for f in freq], round(ev, 1) if mass > 0 else None]
-                      for mass, freq, ev in group_figures(group_of, n_groups, reach, probs, value)]
-            opp_mass = np.bincount(group_of, weights=opponent, minlength=n_groups)
-            opp_total = opp_mass.sum()
-            children = []
-            for c in tree.children(node):
-                label = chr(tree.action[c])
-                kind = int(tree.kind[c])
-                children.append([label, c if c in selected else -1,
-                                 "fold" if kind == 2 else "showdown" if kind == 3 else ""])
-            quantised = np.round(np.nan_to_num(probs) * 65535).astype("<u2")
-            if is_draw:
-                quantised = quantised * legal.T[:probs.shape[0]].astype("<u2")
-            locked = strategy.locked_classes(node) if strategy.locks is not None else None
-            out_nodes[node] = {
-                "history": tree.history(node), "seat": seat, "draw": bool(is_draw),
-                "labels": [chr(tree.action[c]) for c in tree.children(node)],
-                "names": [action_name(chr(tree.action[c]), int(tree.kind[node])) for c in tree.children(node)],
-                "children": children,
-                "reached": float(reach.sum()),
-                "groups": groups,
-                "opponent": [_short(m / opp_total, 4) if opp_total > 0 else 0.0 for m in opp_mass],
-                "probs": base64.b64encode(quantised.tobytes()).decode("ascii"),
-                "locked": None if locked is None else [
-                    ("all" if locked[group_of == g].all() else "some" if locked[group_of == g].any() else "")
-                    for g in range(n_groups)],
-            }
-    root = int(nodes[0])
+    for key, batch, i, probs, locked in selection.figures():
+        point = selection.points[key]
+        seat = point.seat
+        reach = batch.reach_of(i, seat)
+        value = batch.ev_mbb(i, seat)
+        opponent = batch.reach[i, 1 - seat]
+        is_draw = point.kind == DRAW
+        groups = [[_short(mass, 9), [round(f, 8) for f in freq], round(ev, 1) if mass > 0 else None]
+                  for mass, freq, ev in group_figures(group_of, n_groups, reach, probs, value)]
+        opp_mass = np.bincount(group_of, weights=opponent, minlength=n_groups)
+        opp_total = opp_mass.sum()
+        quantised = np.round(np.nan_to_num(probs) * 65535).astype("<u2")
+        if is_draw:
+            quantised = quantised * legal.T[:probs.shape[0]].astype("<u2")
+        out_nodes[key] = {
+            "history": point.history, "seat": seat, "draw": bool(is_draw),
+            "labels": point.labels,
+            "names": [action_name(label, point.kind) for label in point.labels],
+            "children": [list(c) for c in point.children],
+            "reached": float(reach.sum()),
+            "groups": groups,
+            "opponent": [_short(m / opp_total, 4) if opp_total > 0 else 0.0 for m in opp_mass],
+            "probs": base64.b64encode(quantised.tobytes()).decode("ascii"),
+            "locked": None if locked is None else [
+                ("all" if locked[group_of == g].all() else "some" if locked[group_of == g].any() else "")
+                for g in range(n_groups)],
+        }
+    out_nodes = {key: out_nodes[key] for key in selection.points}  # tree order
     return {
         "game": strategy.config.describe(),
         "directory": str(strategy.directory),
@@ -131,7 +243,7 @@ def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int 
         "group_labels": labels,
         "group_count": group_count,
         "group_top": [rank_name(t) for t in group_top],
-        "root": root,
+        "root": next(iter(selection.points)),
         "prefix": prefix or "",
         "nodes": out_nodes,
     }
