@@ -558,7 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explore", help="an interactive page (one HTML file) to walk a strategy's game tree",
                        epilog="examples:\n  badugi explore runs/single-draw                 (runs/single-draw/explorer.html)\n"
-                              "  badugi explore runs/dd --prefix ck/00/ --out dd-ck00.html   (a subtree of a big game)\n",
+                              "  badugi explore runs/dd --prefix ck/00/ --out dd-ck00.html   (a subtree of a big game)\n"
+                              "  badugi explore runs/triple-draw-cap4 --prefix ck/00/ --max-round 1 --out td.html\n"
+                              "      (cap-4 triple draw: its tree is never built; streamed walks of the subtree)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="output directory of badugi solve (or exploit)")
     p.add_argument("--out", help="the HTML file to write (default DIR/explorer.html)")

@@ -128,8 +128,9 @@ def _streamed_selection(strategy: Strategy, prefix: str | None, max_round: int |
     if cuts:
         n_actions += len(cuts) * int(shape.n_children[shape_nodes].astype(np.int64).sum())
     _check_size(strategy, n_points, n_actions, max_bytes,
+                "export fewer rounds with --max-round or a deeper --prefix" if cut >= 0 else
                 "for a game this big, export the first round with --max-round 0 or a subtree below "
-                "the first draw with --prefix (e.g. --prefix ck/00/)")
+                "the first draw with --prefix (e.g. --prefix ck/00/ --max-round 1)")
     selected_cuts = set(cuts)
 
     def shape_key(c: int, s: int) -> int:
