@@ -129,8 +129,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if not kernels_cached():
         say(f"compiling the solver's kernels, once: about {COMPILE_SECONDS} s on 2 cores (later runs load them "
             "in about a second)")
+    ray = None
+    if args.ray is not None:
+        from .cfr.distributed import describe as describe_ray
+        from .cfr.solve import RaySetup
+
+        if args.actors < 1 or not args.actor_cpus > 0:
+            raise CliError("--actors must be at least 1 and --actor-cpus positive")
+        ray = RaySetup(args.ray, args.actors, args.actor_cpus)
+        say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
     result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
-                   out_dir=out, resume=args.resume, progress=say, check_every=args.check_every, locks=locks)
+                   out_dir=out, resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray)
+    if ray is not None:
+        say(describe_ray(result.engine))
+        result.engine.shutdown()
     x, stopped_by, done, seconds = result.exploitability, result.stopped_by, result.iterations, result.seconds
     convergence, streamed = result.convergence, not result.engine.exact_progress
     del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
@@ -502,6 +514,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lock", metavar="FILE", help="a lock file (TOML) or a shipped lock's name (never-snows, "
                    "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
                    "(README, 'Node locking'); a resume keeps the run's")
+    p.add_argument("--ray", metavar="ADDRESS", help="run the subtrees in Ray actors: a cluster's address "
+                   "(host:port, or auto), or local to start a runtime on this machine (pip install -e '.[ray]'); "
+                   "the result is the one-process result bit for bit")
+    p.add_argument("--actors", type=int, default=2, help="with --ray: actors owning the subtrees (default 2)")
+    p.add_argument("--actor-cpus", type=float, default=1.0, help="with --ray: CPUs each actor asks for (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
                    "seconds for single draw, a minute or two for double draw, about the certificate's time "

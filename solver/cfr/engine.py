@@ -89,10 +89,11 @@ class Engine:
     """Range-vector CFR over the public tree of one game config."""
 
     def __init__(self, config: GameConfig, algorithm: str = "dcfr", check_memory: bool = True,
-                 row_of: np.ndarray | None = None, locks: LockFile | None = None):
+                 row_of: np.ndarray | None = None, locks: LockFile | None = None, allocate: bool = True):
         """``row_of``: the layout's class -> row maps per round (as a checkpoint stores them);
         by default they come from the config (card buckets clustered, or full resolution).
-        ``locks``: decisions fixed by a lock file (:mod:`solver.cfr.locks`)."""
+        ``locks``: decisions fixed by a lock file (:mod:`solver.cfr.locks`). ``allocate``: False
+        for a subclass that keeps its storage elsewhere (:mod:`solver.cfr.distributed`)."""
         self.config = config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
@@ -113,8 +114,9 @@ class Engine:
         model = get_draw_model(config.ranks, config.suits, config.hand_size)
         layout = StrategyLayout.for_config(tree, model.legal, row_of)
         self.walker = Walker(tree, layout, model)
-        self.regret = np.zeros(layout.n_entries, dtype=np.float32)
-        self.strat_sum = np.zeros(layout.n_entries, dtype=np.float32)
+        if allocate:
+            self.regret = np.zeros(layout.n_entries, dtype=np.float32)
+            self.strat_sum = np.zeros(layout.n_entries, dtype=np.float32)
         self.iteration = 0
         self.locks: Locks | None = None
         if locks is not None:
@@ -160,6 +162,11 @@ class Engine:
             self._sealed = self._lock(self.strat_sum, np.empty_like(self.strat_sum))
             self._sealed_at = self.iteration
         return self._sealed
+
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        """Take a checkpoint's regrets and strategy sums (the arrays themselves: copying them would
+        touch a second copy of the storage)."""
+        self.regret, self.strat_sum = regret, strat_sum
 
     exact_progress = True  # its exploitability checks are exact: no separate certificate
 

@@ -621,29 +621,22 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
 
 
 @njit(cache=True, parallel=True)
-def traverse_all(traverser, policy, discount, deal_prob, tree, layout, draws, play, regret, strat_sum, cuts,
-                 n_threads, record):
-    """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
-
-    The trunk above ``cuts.nodes`` is walked twice (collecting the reach that
-    arrives at each cut, then using the cuts' values); the subtrees below are
-    split into ``n_threads`` contiguous chunks (the split does not change any
-    result: each subtree's arithmetic is the same in any chunk).
-    """
-    n_states = deal_prob.shape[0]
+def traverse_cuts(traverser, policy, discount, tree, layout, draws, play, regret, strat_sum, cuts, n_threads,
+                  record):
+    """Walk the subtree below every cut of ``cuts`` from the reach in ``cuts.reach``, its value
+    into ``cuts.value``: ``n_threads`` contiguous chunks of cuts (the split does not change any
+    result: each subtree's arithmetic is the same in any chunk, or in any process, so a Ray actor
+    walking some of the cuts computes the same bits)."""
+    n_states = cuts.reach.shape[2]
     max_width = layout.row_width.max()
-    root_value = np.zeros(n_states)
     n_cuts = len(cuts.nodes)
     n_sets = len(draws.set_size)
-    work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
-    first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, discount, tree, layout, draws,
-             play, regret, strat_sum, cuts, work, root_value, record)
-    if n_cuts > 0 and (n_threads <= 1 or record.summary.shape[0] > 0):  # one summary: one thread
+    if n_threads <= 1 or record.summary.shape[0] > 0:  # one summary: one thread
+        work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
         for c in range(n_cuts):
             traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
                      discount, tree, layout, draws, play, regret, strat_sum, cuts, work, cuts.value[c], record)
-    elif n_cuts > 0:
+    else:
         # Contiguous chunks of subtrees, one buffer set per chunk.
         n_chunks = min(n_cuts, n_threads)
         for chunk in prange(n_chunks):
@@ -652,13 +645,40 @@ def traverse_all(traverser, policy, discount, deal_prob, tree, layout, draws, pl
                 traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy,
                          FULL, discount, tree, layout, draws, play, regret, strat_sum, cuts, chunk_work,
                          cuts.value[c], record)
-    if n_cuts > 0:
-        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, discount, tree, layout, draws,
-                 play, regret, strat_sum, cuts, work, root_value, record)
+
+
+@njit(cache=True)
+def root_total(deal_prob, root_value):
+    """sum_s deal(s) * value(s), in class order (every walk's total, in any process)."""
     total = 0.0
-    for s in range(n_states):
+    for s in range(deal_prob.shape[0]):
         total += deal_prob[s] * root_value[s]
     return total
+
+
+@njit(cache=True, parallel=True)
+def traverse_all(traverser, policy, discount, deal_prob, tree, layout, draws, play, regret, strat_sum, cuts,
+                 n_threads, record):
+    """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
+
+    The trunk above ``cuts.nodes`` is walked twice (collecting the reach that
+    arrives at each cut, then using the cuts' values); the subtrees below are
+    walked by :func:`traverse_cuts`.
+    """
+    n_states = deal_prob.shape[0]
+    max_width = layout.row_width.max()
+    root_value = np.zeros(n_states)
+    n_cuts = len(cuts.nodes)
+    work = make_work(tree.max_depth, tree.n_actions_max, n_states, len(draws.set_size), max_width)
+    first_mode = FULL if n_cuts == 0 else COLLECT
+    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, discount, tree, layout, draws,
+             play, regret, strat_sum, cuts, work, root_value, record)
+    if n_cuts > 0:
+        traverse_cuts(traverser, policy, discount, tree, layout, draws, play, regret, strat_sum, cuts, n_threads,
+                      record)
+        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, discount, tree, layout, draws,
+                 play, regret, strat_sum, cuts, work, root_value, record)
+    return root_total(deal_prob, root_value)
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numba
 import numpy as np
@@ -32,6 +32,7 @@ from abstractions.files import atomic_write
 from ..game.config import GameConfig
 from ..game.plan import SolveTooLarge, plan_solve
 from .abstract import AbstractEngine
+from .distributed import ActorLost
 from .engine import Engine
 from .files import CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint, save_strategy
 from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
@@ -89,12 +90,21 @@ class StopRequests:
 
 
 def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, streamed: bool | None = None,
-                locks: LockFile | None = None):
+                locks: LockFile | None = None, ray: RaySetup | None = None):
     """The engine a game needs: CFR over its built tree, or, when a solve over the built tree would
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
-    certified at full resolution. ``locks``: decisions fixed (built trees only)."""
+    certified at full resolution. ``locks``: decisions fixed (built trees only). ``ray``: the
+    built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`)."""
     plan = plan_solve(config)
-    if not (plan.streamed if streamed is None else streamed):
+    built = not (plan.streamed if streamed is None else streamed)
+    if ray is not None:
+        from .distributed import RayEngine
+
+        if not built:
+            raise RayError(f"{config.describe()}: a game solved over a streamed tree does not run on Ray yet")
+        return RayEngine(config, algorithm, ray.address, ray.actors, row_of=row_of, actor_cpus=ray.actor_cpus,
+                         locks=locks)
+    if built:
         return Engine(config, algorithm, row_of=row_of, locks=locks)
     if locks is not None:
         raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "
@@ -151,15 +161,24 @@ def check_stopping_rules(iterations: int | None, target_mbb: float | None, time_
         raise ValueError(f"time limit must be positive, got {time_limit}")
 
 
+class RaySetup(NamedTuple):
+    """Where and how a solve runs on Ray: a cluster address (``local``: a runtime started on this
+    machine), the number of actors owning subtrees, and the CPUs each asks for."""
+
+    address: str = "local"
+    actors: int = 2
+    actor_cpus: float = 1.0
+
+
 def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = None,
           target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
           resume: bool = False, progress: Callable[[str], None] | None = None,
           check_every: int | None = None, streamed: bool | None = None,
-          locks: LockFile | None = None) -> SolveResult:
+          locks: LockFile | None = None, ray: RaySetup | None = None) -> SolveResult:
     """Solve ``config``; write results to ``out_dir`` if given. See the module docstring.
     ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
     (None: when it must). ``locks``: decisions fixed by a lock file (a resume must give the
-    same one)."""
+    same one). ``ray``: run the subtrees in Ray actors (the same result, bit for bit)."""
     check_stopping_rules(iterations, target_mbb, time_limit)
     say = progress or (lambda line: None)
     out = Path(out_dir) if out_dir is not None else None
@@ -177,20 +196,20 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
                                   else "with another lock file" if given else "with a lock file")
                                   + ("; give the same --lock" if data["lock_toml"] else ""))
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
-        engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks)
+        engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks, ray=ray)
         if data["regret"].size != engine.regret.size:
             raise CheckpointError(f"{checkpoint_path} does not match this game's tree ({data['regret'].size} "
                                   f"entries, expected {engine.regret.size})")
         # The engine takes the loaded arrays: copying them into its own would touch a second
         # copy of the storage (its zeros are never touched, so never resident): the triple-draw
         # preset's resume peaked at 24 GB and was killed for memory.
-        engine.regret, engine.strat_sum = data.pop("regret"), data.pop("strat_sum")
+        engine.load_storage(data.pop("regret"), data.pop("strat_sum"))
         engine.iteration = int(data["iteration"])
         spent = float(data["seconds"])
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
     else:
-        engine = make_engine(config, algorithm, streamed=streamed, locks=locks)
+        engine = make_engine(config, algorithm, streamed=streamed, locks=locks, ray=ray)
     if engine.locks is not None:
         say(engine.locks.describe())
 
@@ -209,6 +228,23 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), engine.regret, engine.strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
                             locks.base if locks is not None else "")
+
+    def recover(lost: Exception) -> int:
+        """A Ray actor was lost: new actors, every shard back to the last checkpoint (or to the
+        start), the iterations since then run again (the same bits: the result is the
+        uninterrupted run's). Returns the next check's iteration."""
+        engine.restart_actors()
+        if checkpoint_path is not None and checkpoint_path.is_file():
+            data = load_checkpoint(checkpoint_path, config, algorithm)
+            engine.load_storage(data.pop("regret"), data.pop("strat_sum"))
+            engine.iteration = int(data["iteration"])
+        else:
+            engine.load_storage(np.zeros(engine.layout.n_entries, np.float32),
+                                np.zeros(engine.layout.n_entries, np.float32))
+            engine.iteration = 0
+        convergence[:] = [row for row in convergence if row[0] <= engine.iteration]
+        say(f"{lost}: new actors resume from iteration {engine.iteration}")
+        return engine.iteration + 1
 
     start = time.perf_counter()
     base = spent
@@ -242,15 +278,23 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
                     todo = min(todo, max(1, int((time_limit - spent) / iter_seconds)))
                 t0 = time.perf_counter()
                 first = engine.iteration
-                while engine.iteration < first + todo and not stops.requested:
-                    engine.run_iterations(1)
+                try:
+                    while engine.iteration < first + todo and not stops.requested:
+                        engine.run_iterations(1)
+                except ActorLost as lost:
+                    next_check = recover(lost)
+                    continue
                 iter_seconds = (time.perf_counter() - t0) / max(engine.iteration - first, 1)
                 spent = base + time.perf_counter() - start
                 if stops.requested:
                     break
                 if engine.iteration >= next_check:
                     t0 = time.perf_counter()
-                    x = engine.progress_exploitability()
+                    try:
+                        x = engine.progress_exploitability()
+                    except ActorLost as lost:
+                        next_check = recover(lost)
+                        continue
                     check_seconds = time.perf_counter() - t0
                     spent = base + time.perf_counter() - start
                     convergence.append((engine.iteration, spent, x.exploitability_mbb))

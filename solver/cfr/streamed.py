@@ -252,6 +252,10 @@ class StreamedEngine:
     def n_states(self) -> int:
         return self.model.n_values
 
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        """Take a checkpoint's regrets and strategy sums (the arrays themselves)."""
+        self.regret, self.strat_sum = regret, strat_sum
+
     @property
     def tree(self):
         """The game's tree is never built: its strategy is read through the layout's rule."""

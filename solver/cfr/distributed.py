@@ -1,0 +1,328 @@
+"""Scale-out on Ray: the trunk in the driver, the subtrees below it in actors.
+
+A walk (:func:`kernels.traverse_all`) is three steps: a ``COLLECT`` walk of the
+trunk (the first betting round and its draws) stores the reach arriving at
+each cut (a second-round start), the subtrees below the cuts are walked from
+those reach vectors, and a ``TRUNK`` walk uses the values they return. Each
+subtree reads and writes only its own storage. So the subtrees can live in
+other processes, on other machines: each :class:`SubtreeActor` owns a
+contiguous block of cuts and keeps their regrets and strategy sums in its own
+memory (a :class:`Shard`: only its nodes' entries), the driver keeps the
+trunk's. Per walk, an actor receives its cuts' reach (three vectors of 1,092
+numbers per cut) and sends back their values (one vector per cut).
+
+Every subtree is walked by the same kernel on the same numbers as in one
+process (:func:`kernels.traverse_cuts`), and the driver adds the root's value
+in the same order (:func:`kernels.root_total`), so a run on any number of
+actors is the one-process run bit for bit: regrets, strategy sums, game value,
+exploitability.
+
+Ray is an optional extra (``pip install -e '.[ray]'``); nothing here imports
+it until a Ray engine is made.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from abstractions.transitions import get_draw_model
+
+from ..game.config import GameConfig
+from ..game.layout import StrategyLayout
+from ..game.plan import format_bytes
+from ..game.tree import build_tree
+from . import kernels
+from .engine import Engine
+from .kernels import Cuts
+from .walker import NO_STORAGE, Exploitability, Walker, read_only
+
+
+class RayError(ValueError):
+    """Ray missing, a cluster that cannot be reached, a game this runtime cannot split, or an
+    actor lost mid-run (its last checkpoint stands)."""
+
+
+class ActorLost(RayError):
+    """An actor died mid-walk: the solve restarts the actors from its last checkpoint."""
+
+
+class Shard(NamedTuple):
+    """The storage entries one process owns: for each owned decision node (in node order), its
+    slot's first entry in the whole layout, its length, and its first entry in the shard."""
+
+    nodes: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    local: np.ndarray
+    n_entries: int
+
+    @classmethod
+    def of(cls, layout: StrategyLayout, owned: np.ndarray) -> "Shard":
+        """The shard of the decision nodes where ``owned`` is True."""
+        nodes = np.nonzero(owned & (layout.slot_of >= 0))[0].astype(np.int64)
+        slots = layout.slot_of[nodes]
+        start = layout.slot_offset[slots].astype(np.int64)
+        length = (layout.slot_offset[slots + 1] - layout.slot_offset[slots]).astype(np.int64)
+        local = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64) if len(nodes) else length.copy()
+        return cls(nodes, start, length, local, int(length.sum()))
+
+    def entry_offset(self, n_nodes: int) -> np.ndarray:
+        """(public nodes,) the shard's first entry of each owned node, -1 elsewhere: the layout
+        arrays a walk of the shard's own nodes takes."""
+        out = np.full(n_nodes, -1, np.int64)
+        out[self.nodes] = self.local
+        return out
+
+    def take(self, whole: np.ndarray) -> np.ndarray:
+        """The shard's entries of a whole-layout array."""
+        out = np.empty(self.n_entries, whole.dtype)
+        _copy_runs(whole, self.start, out, self.local, self.length)
+        return out
+
+    def put(self, part: np.ndarray, whole: np.ndarray) -> None:
+        """Write the shard's entries into a whole-layout array."""
+        _copy_runs(part, self.local, whole, self.start, self.length)
+
+
+@numba.njit(cache=True)
+def _copy_runs(src, src_start, dst, dst_start, length):
+    for i in range(len(length)):
+        a, b = src_start[i], dst_start[i]
+        for j in range(length[i]):
+            dst[b + j] = src[a + j]
+
+
+def _game(config: GameConfig, row_of: np.ndarray | None):
+    """The tree, draw model, layout and walker every process builds for itself (deterministic)."""
+    tree = build_tree(config)
+    model = get_draw_model(config.ranks, config.suits, config.hand_size)
+    layout = StrategyLayout.for_config(tree, model.legal, row_of)
+    return Walker(tree, layout, model)
+
+
+def split_cuts(walker: Walker, n_actors: int) -> list[np.ndarray]:
+    """The table cuts (second-round starts) in ``n_actors`` contiguous blocks of about equal
+    storage (each block's cut indices)."""
+    tree, layout, cuts = walker.tree, walker.layout, walker.table_cuts
+    if not len(cuts.nodes):
+        raise RayError(f"{tree.config.describe()}: a game without draws has no subtrees to share out")
+    sizes = np.empty(len(cuts.nodes), np.float64)
+    for c, node in enumerate(cuts.nodes):
+        node = int(node)
+        sizes[c] = 1 + tree.subtree_end[node] - tree.first_child[node]
+    bounds = np.searchsorted(np.cumsum(sizes), sizes.sum() * np.arange(1, n_actors) / n_actors)
+    return [block for block in np.split(np.arange(len(cuts.nodes)), bounds)]
+
+
+def _owned_below(tree, cut_nodes: np.ndarray) -> np.ndarray:
+    owned = np.zeros(tree.n_nodes, bool)
+    for node in cut_nodes:
+        tree.mark_subtree(owned, int(node))
+    return owned
+
+
+class SubtreeActor:
+    """The regrets and strategy sums of a block of subtrees, and the walks below their cuts
+    (wrapped by ``ray.remote`` in :class:`RayEngine`; plain Python otherwise)."""
+
+    def __init__(self, config: GameConfig, row_of: np.ndarray, cut_ids: np.ndarray, threads: int = 0):
+        if threads > 0:
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        walker = _game(config, row_of)
+        self.walker = walker
+        tree = walker.tree
+        self.cut_ids = np.asarray(cut_ids, np.int64)
+        nodes = walker.table_cuts.nodes[self.cut_ids]
+        self.shard = Shard.of(walker.layout, _owned_below(tree, nodes))
+        self.layout_arrays = walker.layout_arrays._replace(entry_offset=self.shard.entry_offset(tree.n_nodes))
+        n = walker.n_states
+        index = np.full(tree.n_nodes, -1, np.int64)
+        index[nodes] = np.arange(len(nodes))
+        self.cuts = Cuts(nodes, index, np.zeros((len(nodes), 3, n)), np.zeros((len(nodes), n)))
+        self.regret = np.zeros(self.shard.n_entries, np.float32)
+        self.strat_sum = np.zeros(self.shard.n_entries, np.float32)
+
+    def walk(self, traverser: int, policy: int, discount: tuple, reach: np.ndarray) -> np.ndarray:
+        """Walk every owned subtree from ``reach`` (cuts, 3, N); their values (cuts, N). Update
+        walks play and update the regrets; best-response and evaluate walks play the sums."""
+        w = self.walker
+        self.cuts.reach[:] = reach
+        play = self.regret if policy == kernels.UPDATE else self.strat_sum
+        regret, strat_sum = (self.regret, self.strat_sum) if policy == kernels.UPDATE else (NO_STORAGE, NO_STORAGE)
+        kernels.traverse_cuts(traverser, policy, kernels.Discount(*discount), w.tree_arrays, self.layout_arrays,
+                              w.draws, read_only(play), regret, strat_sum, self.cuts, numba.get_num_threads(),
+                              w.no_record)
+        return self.cuts.value.copy()
+
+    def get(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.regret, self.strat_sum
+
+    def set(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        self.regret = np.array(regret, np.float32)
+        self.strat_sum = np.array(strat_sum, np.float32)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise RayError("Ray is not installed: pip install -e '.[ray]' (or pip install ray)") from None
+    return ray
+
+
+def connect(address: str, actors: int):
+    """Join the Ray cluster at ``address`` (``local``: start a runtime on this machine with a CPU
+    per actor at least)."""
+    ray = _ray()
+    if ray.is_initialized():
+        return ray
+    try:
+        if address == "local":
+            ray.init(num_cpus=max(os.cpu_count() or 1, actors), include_dashboard=False, logging_level="ERROR",
+                     log_to_driver=False)
+        else:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+    except Exception as error:  # Ray's own errors: a one-line reason
+        raise RayError(f"cannot start or join Ray at {address!r}: {str(error).splitlines()[0]}") from None
+    return ray
+
+
+class RayEngine(Engine):
+    """An :class:`Engine` whose subtrees live in Ray actors (see the module docstring): the same
+    iterations, checks and files, bit for bit, with the storage split across processes.
+
+    ``regret`` and ``strat_sum`` read as whole arrays gather every shard (for checkpoints and
+    strategy files); assigning them hands each shard its part."""
+
+    def __init__(self, config: GameConfig, algorithm: str = "dcfr", address: str = "local", actors: int = 2,
+                 row_of: np.ndarray | None = None, actor_cpus: float = 1.0, check_memory: bool = True,
+                 locks=None):
+        if actors < 1:
+            raise RayError(f"--actors must be at least 1, got {actors}")
+        if locks is not None:
+            raise RayError("node locking does not run on Ray yet: solve locked games in one process")
+        ray = connect(address, actors)
+        # The plan and its checks as for one process; the storage is then split, not allocated.
+        Engine.__init__(self, config, algorithm, check_memory=check_memory, row_of=row_of, allocate=False)
+        walker = self.walker
+        if self.layout.shares_slots:
+            raise RayError(f"{config.describe()}: its public nodes share slots (imperfect recall), so subtrees "
+                           "cannot own their storage; solve it in one process")
+        self.blocks = split_cuts(walker, actors)
+        tree = self.tree
+        owned = _owned_below(tree, walker.table_cuts.nodes)
+        self.trunk = Shard.of(self.layout, ~owned)
+        self._trunk_layout = walker.layout_arrays._replace(entry_offset=self.trunk.entry_offset(tree.n_nodes))
+        self._regret = np.zeros(self.trunk.n_entries, np.float32)
+        self._strat_sum = np.zeros(self.trunk.n_entries, np.float32)
+        self._cuts = walker.table_cuts
+        self._ray = ray
+        self._actor_cpus = actor_cpus
+        self.actors = []
+        self.restart_actors()
+        self.shards = [Shard.of(self.layout, _owned_below(tree, walker.table_cuts.nodes[block]))
+                       for block in self.blocks]
+
+    # -- walks -------------------------------------------------------------
+    def _walk(self, traverser: int, policy: int, discount) -> float:
+        w, cuts = self.walker, self._cuts
+        deal = w.model.deal_prob
+        n = w.n_states
+        root_value = np.zeros(n)
+        work = kernels.make_work(w.tree_arrays.max_depth, w.tree_arrays.n_actions_max, n, len(w.draws.set_size),
+                                 int(self.layout.row_width.max()))
+        update = policy == kernels.UPDATE
+        play = read_only(self._regret if update else self._strat_sum)
+        regret, strat_sum = (self._regret, self._strat_sum) if update else (NO_STORAGE, NO_STORAGE)
+        kernels.traverse(0, deal, deal, deal, traverser, policy, kernels.COLLECT, discount, w.tree_arrays,
+                         self._trunk_layout, w.draws, play, regret, strat_sum, cuts, work, root_value, w.no_record)
+        futures = [actor.walk.remote(traverser, policy, tuple(discount), cuts.reach[block])
+                   for actor, block in zip(self.actors, self.blocks)]
+        try:
+            results = self._ray.get(futures)
+        except self._ray.exceptions.RayError as error:
+            raise ActorLost(f"a Ray actor was lost during iteration {self.iteration + 1} "
+                            f"({type(error).__name__})") from None
+        for block, values in zip(self.blocks, results):
+            cuts.value[block] = values
+        kernels.traverse(0, deal, deal, deal, traverser, policy, kernels.TRUNK, discount, w.tree_arrays,
+                         self._trunk_layout, w.draws, play, regret, strat_sum, cuts, work, root_value, w.no_record)
+        return kernels.root_total(deal, root_value)
+
+    def run_iterations(self, n: int) -> None:
+        for _ in range(n):
+            t = self.iteration + 1
+            discount = self.schedule.discount(t)
+            for seat in (0, 1):
+                self._walk(seat, kernels.UPDATE, discount)
+            self.iteration = t
+
+    def exploitability(self) -> Exploitability:
+        no = kernels.NO_UPDATE
+        return Exploitability(self._walk(0, kernels.BEST_RESPONSE, no), self._walk(1, kernels.BEST_RESPONSE, no),
+                              self._walk(0, kernels.EVALUATE, no))
+
+    progress_exploitability = exploitability
+
+    # -- the storage, whole -----------------------------------------------
+    def _gather(self, which: int) -> np.ndarray:
+        whole = np.zeros(self.layout.n_entries, np.float32)
+        self.trunk.put((self._regret, self._strat_sum)[which], whole)
+        for actor, shard in zip(self.actors, self.shards):
+            shard.put(self._ray.get(actor.get.remote())[which], whole)
+        return whole
+
+    @property
+    def regret(self) -> np.ndarray:
+        """Every shard's regrets as one whole-layout array (a checkpoint's)."""
+        return self._gather(0)
+
+    @property
+    def strat_sum(self) -> np.ndarray:
+        """Every shard's strategy sums as one whole-layout array."""
+        return self._gather(1)
+
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        """Hand each shard its part of a checkpoint's arrays."""
+        self._regret, self._strat_sum = self.trunk.take(regret), self.trunk.take(strat_sum)
+        self._ray.get([actor.set.remote(shard.take(regret), shard.take(strat_sum))
+                       for actor, shard in zip(self.actors, self.shards)])
+
+    def average_sums(self) -> np.ndarray:
+        return self.strat_sum
+
+    def restart_actors(self) -> None:
+        """Kill any actors, start new ones with empty shards and the driver's trunk empty (then
+        :meth:`load_storage` gives them a checkpoint's)."""
+        self.shutdown()
+        remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0)(SubtreeActor)
+        threads = max(1, int(self._actor_cpus))
+        self.actors = [remote.remote(self.config, self.layout.row_of, block, threads) for block in self.blocks]
+        self._regret = np.zeros(self.trunk.n_entries, np.float32)
+        self._strat_sum = np.zeros(self.trunk.n_entries, np.float32)
+
+    def shutdown(self) -> None:
+        """Kill the actors (their shards are lost: gather or checkpoint first)."""
+        for actor in self.actors:
+            try:
+                self._ray.kill(actor)
+            except Exception:  # already dead
+                pass
+        self.actors = []
+
+
+def describe(engine: RayEngine) -> str:
+    """One line: how the storage is split."""
+    per = ", ".join(format_bytes(8 * shard.n_entries) for shard in engine.shards)
+    return (f"Ray: {len(engine.actors)} actor(s) own {len(engine.walker.table_cuts.nodes)} subtrees ({per} of "
+            f"regrets and sums); the driver keeps the trunk ({format_bytes(8 * engine.trunk.n_entries)})")
+
+
+__all__ = ["ActorLost", "RayEngine", "RayError", "Shard", "SubtreeActor", "connect", "describe", "split_cuts"]

@@ -1,0 +1,137 @@
+"""Scale-out on Ray (solver/cfr/distributed.py): subtrees in actors on a simulated two-node
+cluster, the same bits as one process.
+
+Ray is an optional extra: without it these tests skip, except where BADUGI_REQUIRE_RAY is set
+(`.ci/run` installs the extra and sets it).
+"""
+
+import dataclasses
+import os
+
+import numpy as np
+import pytest
+
+from solver.cfr.engine import Engine
+from solver.cfr.solve import RaySetup, solve
+from solver.game.config import load_preset
+
+try:
+    import ray
+    from ray.cluster_utils import Cluster
+except ImportError:  # pragma: no cover - the default install has no Ray
+    if os.environ.get("BADUGI_REQUIRE_RAY"):
+        raise
+    pytest.skip("Ray is not installed (pip install -e '.[ray]')", allow_module_level=True)
+
+from solver.cfr.distributed import RayEngine, RayError, Shard, describe
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two Ray nodes on this machine, each with its own CPUs and memory: actors land on both."""
+    if ray.is_initialized():
+        ray.shutdown()
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "memory": 2 * 1024 ** 3})
+    nodes.add_node(num_cpus=2, memory=2 * 1024 ** 3)
+    nodes.wait_for_nodes()
+    ray.init(address=nodes.address, logging_level="ERROR", log_to_driver=False)
+    yield nodes.address
+    ray.shutdown()
+    nodes.shutdown()
+
+
+def _tiny_triple():
+    return dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0))
+
+
+@pytest.mark.parametrize("actors", [1, 2, 3])
+def test_actors_compute_the_one_process_bits(cluster, actors):
+    """Single draw, 12 DCFR iterations: every regret and strategy sum equal bit for bit to one
+    process's, whatever the number of actors; the game value and best responses too (to the
+    last bit but one: Numba's fresh and cached builds of the best-response walk can differ in
+    the last bit, in one process as well)."""
+    config = load_preset("single-draw")
+    one = Engine(config)
+    one.run_iterations(12)
+    engine = RayEngine(config, address=cluster, actors=actors, actor_cpus=0.5)
+    try:
+        assert len(engine.actors) == actors and sum(s.n_entries for s in engine.shards) + engine.trunk.n_entries \
+            == one.layout.n_entries
+        engine.run_iterations(12)
+        assert np.array_equal(engine.regret, one.regret)
+        assert np.array_equal(engine.strat_sum, one.strat_sum)
+        a, b = engine.exploitability(), one.exploitability()
+        for field in ("br_button", "br_big_blind", "game_value"):
+            assert getattr(a, field) == pytest.approx(getattr(b, field), rel=1e-13, abs=1e-15)
+        if actors == 3:
+            hosts = ray.get([actor.pid.remote() for actor in engine.actors])
+            assert len(set(hosts)) == 3 and os.getpid() not in hosts
+            assert "3 actor(s) own" in describe(engine)
+    finally:
+        engine.shutdown()
+
+
+def test_strategy_file_and_resume_are_the_one_process_run(cluster, tmp_path):
+    """Tiny triple draw: 8 iterations on two actors, resumed to 16 on three, writes the strategy
+    file of 16 uninterrupted iterations in one process, byte for byte."""
+    config = _tiny_triple()
+    solve(config, iterations=16, out_dir=tmp_path / "one")
+    solve(config, iterations=8, out_dir=tmp_path / "ray", ray=RaySetup(cluster, 2, 0.5))
+    result = solve(config, iterations=16, out_dir=tmp_path / "ray", resume=True, ray=RaySetup(cluster, 3, 0.5))
+    result.engine.shutdown()
+    ours = (tmp_path / "ray" / "strategy.npz").read_bytes()
+    assert ours == (tmp_path / "one" / "strategy.npz").read_bytes()
+
+
+def test_a_lost_actor_changes_nothing(cluster, tmp_path, monkeypatch):
+    """An actor killed mid-run: new actors take the last checkpoint and the iterations since are
+    run again; the strategy file is the uninterrupted run's."""
+    import solver.cfr.solve as solve_module
+
+    config = _tiny_triple()
+    solve(config, iterations=20, out_dir=tmp_path / "one")
+    monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint at every check
+    killed = []
+    original = RayEngine.run_iterations
+
+    def run_and_kill(self, n):
+        if self.iteration == 13 and not killed:
+            killed.append(ray.get(self.actors[1].pid.remote()))
+            ray.kill(self.actors[1])
+        original(self, n)
+
+    monkeypatch.setattr(RayEngine, "run_iterations", run_and_kill)
+    lines = []
+    result = solve(config, iterations=20, out_dir=tmp_path / "ray", ray=RaySetup(cluster, 2, 0.5),
+                   progress=lines.append)
+    result.engine.shutdown()
+    assert killed and any("actor was lost during iteration 14" in line for line in lines)
+    assert (tmp_path / "ray" / "strategy.npz").read_bytes() == (tmp_path / "one" / "strategy.npz").read_bytes()
+
+
+def test_shards_cover_the_layout_once():
+    config = load_preset("tiny-single-draw")
+    engine = Engine(config)
+    engine.run_iterations(3)
+    layout, tree = engine.layout, engine.tree
+    owned = np.zeros(tree.n_nodes, bool)
+    for node in engine.walker.table_cuts.nodes:
+        tree.mark_subtree(owned, int(node))
+    parts = [Shard.of(layout, owned), Shard.of(layout, ~owned)]
+    whole = np.full(layout.n_entries, np.nan, np.float32)
+    for part in parts:
+        part.put(part.take(engine.regret), whole)
+    assert np.array_equal(whole, engine.regret)
+    assert sum(p.n_entries for p in parts) == layout.n_entries
+
+
+def test_what_ray_refuses(cluster, capsys):
+    from solver.cli import main
+
+    with pytest.raises(RayError, match="share slots"):
+        RayEngine(dataclasses.replace(load_preset("tiny-double-draw"), recall=0), address=cluster, actors=2)
+    with pytest.raises(RayError, match="without draws"):
+        RayEngine(load_preset("tiny-no-draw"), address=cluster, actors=2)
+    assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "2", "--ray", cluster,
+                 "--actors", "0"]) == 2
+    assert "--actors must be at least 1" in capsys.readouterr().err
