@@ -81,7 +81,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
         for name in preset_names():
             print(f"{name:<22} {load_preset(name).describe()}")
         return 0
-    plan = plan_solve(_game_config(args))
+    config = _game_config(args)
+    if args.machines is not None:
+        import dataclasses
+
+        from .cfr.distributed import cluster_plan
+
+        if args.machine_memory is None or args.machine_cores is None:
+            raise CliError("--machines needs --machine-memory GiB and --machine-cores N")
+        # The cluster plan is for the game at full resolution: no buckets, the whole history.
+        full = dataclasses.replace(config, buckets=(), recall=-1, remember_draws=False)
+        plan = cluster_plan(full, args.machines, int(args.machine_memory * 2 ** 30), args.machine_cores)
+        print(json.dumps(plan.to_json()) if args.json else f"game:            {full.describe()} (full resolution)\n"
+              + plan.describe())
+        return 0
+    plan = plan_solve(config)
     print(json.dumps(plan.to_json()) if args.json else plan.describe())
     return 0
 
@@ -604,10 +618,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_exploit)
 
     p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
-                       epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n",
+                       epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n"
+                              "  badugi plan --preset triple-draw --machines 16 --machine-memory 512 --machine-cores 64\n"
+                              "      (a full-resolution solve on a Ray cluster: memory, traffic, time)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the plan as one JSON object")
+    p.add_argument("--machines", type=int, help="plan a full-resolution solve on a Ray cluster of this many machines")
+    p.add_argument("--machine-memory", type=float, metavar="GIB", help="with --machines: memory of each machine")
+    p.add_argument("--machine-cores", type=int, metavar="N", help="with --machines: cores of each machine")
     p.set_defaults(func=cmd_plan)
     return parser
 

@@ -408,3 +408,27 @@ def test_progress_line_projects_the_time_to_target_and_survives_a_flat_start():
     flat = [(1, 28.5, 3271.2751), (2, 57.0, 3271.27)]
     assert _progress_line(2, x, 57.0, None, 0.1, 1920.0, 28.5, flat).endswith("~1863s left")
     assert _progress_line(2, x, 57.0, None, 0.1, None, 28.5, flat).endswith("remaining unknown")
+
+
+def test_cluster_plan_counts_what_the_ray_engine_splits():
+    """`badugi plan --machines`: the subtrees, the storage and the driver's trunk are those of the
+    layout the Ray engine splits (single draw: 175 second-round starts), the storage is the
+    one-process plan's, and the actors' blocks cover the rest."""
+    from solver.cfr.distributed import RayError, Shard, cluster_plan
+    from solver.game.plan import plan_solve
+
+    config = load_preset("single-draw")
+    engine = Engine(config)
+    plan = cluster_plan(config, 3, 64 * 2 ** 30, 8)
+    cuts = engine.walker.table_cuts.nodes
+    assert plan.cuts == len(cuts) == 175 and plan.actors == 3
+    assert plan.storage_bytes == plan_solve(config).storage_entries * 8 == engine.layout.n_entries * 8
+    owned = np.zeros(engine.tree.n_nodes, bool)
+    for node in cuts:
+        engine.tree.mark_subtree(owned, int(node))
+    assert plan.trunk_bytes == Shard.of(engine.layout, ~owned).n_entries * 8
+    assert plan.actor_bytes * 3 >= plan.storage_bytes - plan.trunk_bytes
+    assert plan.fits and plan.network_bytes == 2 * 175 * 4 * 1092 * 8
+    assert not cluster_plan(config, 1, 2 ** 20, 1).fits
+    with pytest.raises(RayError, match="no subtrees"):
+        cluster_plan(load_preset("tiny-no-draw"), 2, 2 ** 30, 2)

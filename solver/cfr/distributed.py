@@ -209,8 +209,10 @@ class RayEngine(Engine):
         if locks is not None:
             raise RayError("node locking does not run on Ray yet: solve locked games in one process")
         ray = connect(address, actors)
-        # The plan and its checks as for one process; the storage is then split, not allocated.
-        Engine.__init__(self, config, algorithm, check_memory=check_memory, row_of=row_of, allocate=False)
+        # The storage is split, not allocated here: only the tree must fit (every process builds it).
+        Engine.__init__(self, config, algorithm, check_memory=False, row_of=row_of, allocate=False)
+        if check_memory:
+            self.plan.check_tree_fits()
         walker = self.walker
         if self.layout.shares_slots:
             raise RayError(f"{config.describe()}: its public nodes share slots (imperfect recall), so subtrees "
@@ -326,3 +328,88 @@ def describe(engine: RayEngine) -> str:
 
 
 __all__ = ["ActorLost", "RayEngine", "RayError", "Shard", "SubtreeActor", "connect", "describe", "split_cuts"]
+
+
+# -- planning a cluster --------------------------------------------------------------------------
+
+# Core-nanoseconds per storage entry (regret and sum) per iteration, measured: double draw at cap
+# 4, 1,174,752,852 storage entries, 3.41 s an iteration on 2 threads, checks included
+# (BENCHMARKS.md "Double draw").
+NS_PER_ENTRY_CORE = 2 * 3.41 / 1_174_752_852 * 1e9
+NETWORK_BYTES_PER_SECOND = 1.25e9   # 10 Gbit/s
+WALK_LATENCY_SECONDS = 0.005        # a round trip to every actor and back, per walk
+
+
+class ClusterPlan(NamedTuple):
+    """What a full-resolution solve on a cluster of ``machines`` needs: one actor per machine
+    (its cores as Numba threads), each owning a block of the second-round subtrees."""
+
+    machines: int
+    machine_bytes: int
+    cores: int
+    cuts: int
+    actors: int
+    storage_bytes: int          # regrets and sums of the whole game (float32 each)
+    trunk_bytes: int            # the driver's
+    actor_bytes: int            # the biggest actor's storage
+    tree_bytes: int             # the public tree every process builds today
+    shape_bytes: int            # one subtree's shape: what a streamed actor would build
+    network_bytes: int          # per iteration (two update walks), both ways
+    seconds: float              # projected per iteration
+
+    @property
+    def fits(self) -> bool:
+        return self.actor_bytes + self.tree_bytes <= 0.75 * self.machine_bytes
+
+    def describe(self) -> str:
+        per = self.actor_bytes + self.tree_bytes
+        verdict = ("fits" if self.fits else "does not fit") + f" ({format_bytes(per)} of {format_bytes(self.machine_bytes)})"
+        return "\n".join([
+            f"cluster:         {self.machines} machine(s) x {format_bytes(self.machine_bytes)} x {self.cores} cores",
+            f"subtrees:        {self.cuts:,} (below the second-round starts), {self.actors} actor(s): one per machine",
+            f"storage:         {format_bytes(self.storage_bytes)} of regrets and sums at full resolution; "
+            f"{format_bytes(self.actor_bytes)} per actor, {format_bytes(self.trunk_bytes)} in the driver",
+            f"tree:            {format_bytes(self.tree_bytes)} per process (today every actor builds the whole "
+            f"public tree; a streamed actor would build one shape, {format_bytes(self.shape_bytes)})",
+            f"per machine:     {verdict}",
+            f"network:         {format_bytes(self.network_bytes)} an iteration (reach down, values up, "
+            "two update walks)",
+            f"time:            about {self.seconds:,.1f} s an iteration if the walk splits evenly over "
+            f"{self.machines * self.cores} cores ({NS_PER_ENTRY_CORE:.1f} ns per entry and core, measured on "
+            "double draw at cap 4)",
+        ])
+
+    def to_json(self) -> dict:
+        return {**self._asdict(), "fits": self.fits}
+
+
+def cluster_plan(config: GameConfig, machines: int, machine_bytes: int, cores: int) -> ClusterPlan:
+    """The plan of a full-resolution solve of ``config`` on ``machines`` machines of
+    ``machine_bytes`` and ``cores`` each (no tree is built: counts and one shape)."""
+    from ..game.plan import BUILD_BYTES_PER_NODE, BYTES_PER_ENTRY, BYTES_PER_NODE, plan_solve
+    from ..game.rounds import RoundTemplates
+    from ..game.tree import BET, expand_tree
+
+    if machines < 1 or cores < 1 or machine_bytes <= 0:
+        raise RayError("a cluster needs at least one machine, one core and some memory")
+    plan = plan_solve(config)
+    if not config.draws:
+        raise RayError(f"{config.describe()}: a game without draws has no subtrees to share out")
+    templates = RoundTemplates.of(config)
+    trunk = expand_tree(templates, 0, last_round=0)
+    cuts = int(((trunk.kind == BET) & (trunk.round == 1)).sum())
+    counts = plan.counts
+    storage = (counts.betting_rows + counts.draw_rows) * plan.private_states * BYTES_PER_ENTRY
+    trunk_rows = int(trunk.n_children[trunk.kind <= 1].astype(np.int64).sum())
+    trunk_bytes = trunk_rows * plan.private_states * BYTES_PER_ENTRY
+    actors = min(machines, cuts)
+    per_cut = (storage - trunk_bytes) / cuts
+    actor_bytes = int(per_cut * -(-cuts // actors))
+    shape_nodes = templates.count_nodes(1)
+    network = 2 * cuts * 4 * plan.private_states * 8
+    entries = storage / BYTES_PER_ENTRY
+    seconds = entries * NS_PER_ENTRY_CORE * 1e-9 / (actors * cores) \
+        + network / NETWORK_BYTES_PER_SECOND / actors + 2 * WALK_LATENCY_SECONDS
+    return ClusterPlan(machines, int(machine_bytes), cores, cuts, actors, int(storage), int(trunk_bytes), actor_bytes,
+                       counts.nodes * max(BUILD_BYTES_PER_NODE, BYTES_PER_NODE),
+                       shape_nodes * BYTES_PER_NODE, network, seconds)
