@@ -7,6 +7,7 @@ Ray is an optional extra: without it these tests skip, except where BADUGI_REQUI
 
 import dataclasses
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -81,6 +82,30 @@ def test_strategy_file_and_resume_are_the_one_process_run(cluster, tmp_path):
     result.engine.shutdown()
     ours = (tmp_path / "ray" / "strategy.npz").read_bytes()
     assert ours == (tmp_path / "one" / "strategy.npz").read_bytes()
+
+
+def test_checkpoints_are_written_shard_by_shard(cluster, tmp_path, capsys):
+    """A Ray run's checkpoint holds the driver's trunk and names one shard file per actor (the
+    actors write them); it resumes in one process (shards assembled) to the uninterrupted run's
+    strategy; a missing shard is a one-line error."""
+    from solver.cfr.files import load_checkpoint
+    from solver.cli import main
+
+    config = _tiny_triple()
+    solve(config, iterations=12, out_dir=tmp_path / "one")
+    solve(config, iterations=6, out_dir=tmp_path / "ray", ray=RaySetup(cluster, 3, 0.5)).engine.shutdown()
+    data = load_checkpoint(tmp_path / "ray" / "checkpoint.npz")
+    assert len(data["shards"]) == 3 and all(path.is_file() for path, _ in data["shards"])
+    assert data["regret"].size < Engine(config).layout.n_entries  # the trunk only
+    assert sorted(p.name for p in (tmp_path / "ray" / "checkpoint.shards").iterdir()) == \
+        sorted(path.name for path, _ in data["shards"])
+    shutil.copytree(tmp_path / "ray", tmp_path / "broken")
+    solve(config, iterations=12, out_dir=tmp_path / "ray", resume=True)
+    assert (tmp_path / "ray" / "strategy.npz").read_bytes() == (tmp_path / "one" / "strategy.npz").read_bytes()
+    assert not (tmp_path / "ray" / "checkpoint.shards").exists()  # replaced by a whole checkpoint
+    (tmp_path / "broken" / data["shards"][1][0].relative_to(tmp_path / "ray")).unlink()
+    assert main(["solve", "--out", str(tmp_path / "broken"), "--resume", "--iterations", "14", "--quiet"]) == 2
+    assert "a shard of the checkpoint is missing" in capsys.readouterr().err
 
 
 def test_a_lost_actor_changes_nothing(cluster, tmp_path, monkeypatch):

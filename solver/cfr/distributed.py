@@ -88,6 +88,73 @@ class Shard(NamedTuple):
         _copy_runs(part, self.local, whole, self.start, self.length)
 
 
+SHARD_DIR = "checkpoint.shards"  # beside the checkpoint: on storage every actor can reach
+
+
+def copy_overlap(src_shard: Shard, src: np.ndarray, dst_shard: Shard, dst: np.ndarray) -> None:
+    """Copy the entries of the nodes both shards own from ``src`` into ``dst``."""
+    _, i, j = np.intersect1d(src_shard.nodes, dst_shard.nodes, assume_unique=True, return_indices=True)
+    _copy_runs(src, src_shard.local[i], dst, dst_shard.local[j], dst_shard.length[j])
+
+
+def read_shard(path, walker: Walker, cut_ids: np.ndarray) -> tuple[Shard, np.ndarray, np.ndarray]:
+    """A shard file of a checkpoint: the shard of the cuts it says it holds, its regrets and
+    sums; CheckpointError (one line) if missing, damaged or not those cuts'."""
+    import zipfile
+
+    from .files import CheckpointError
+
+    cut_ids = np.asarray(cut_ids, np.int64)
+    if len(cut_ids) and (cut_ids.min() < 0 or cut_ids.max() >= len(walker.table_cuts.nodes)):
+        raise CheckpointError(f"{path}: its cuts are not this game's")
+    shard = Shard.of(walker.layout, _owned_below(walker.tree, walker.table_cuts.nodes[cut_ids]))
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            regret, strat_sum, cuts = data["regret"], data["strat_sum"], data["cut_ids"]
+    except FileNotFoundError:
+        raise CheckpointError(f"{path}: a shard of the checkpoint is missing") from None
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
+        raise CheckpointError(f"{path} is damaged ({type(err).__name__})") from None
+    if not np.array_equal(cuts, cut_ids) or regret.shape != (shard.n_entries,) or strat_sum.shape != regret.shape \
+            or regret.dtype != np.float32 or strat_sum.dtype != np.float32:
+        raise CheckpointError(f"{path} does not hold the shard the checkpoint names")
+    if not (np.isfinite(regret).all() and np.isfinite(strat_sum).all()):
+        raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
+    return shard, regret, strat_sum
+
+
+def trunk_shard(walker: Walker) -> Shard:
+    """The driver's part: every decision node above the table cuts."""
+    return Shard.of(walker.layout, ~_owned_below(walker.tree, walker.table_cuts.nodes))
+
+
+def assemble(walker: Walker, data: dict) -> tuple[np.ndarray, np.ndarray]:
+    """A sharded checkpoint's whole regrets and sums (to resume it in one process)."""
+    from .files import CheckpointError
+
+    n = walker.layout.n_entries
+    regret, strat_sum = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    trunk = trunk_shard(walker)
+    if data["regret"].shape != (trunk.n_entries,):
+        raise CheckpointError("the checkpoint's trunk does not match this game's tree")
+    trunk.put(data["regret"], regret)
+    trunk.put(data["strat_sum"], strat_sum)
+    for path, cuts in data["shards"]:
+        shard, r, ss = read_shard(path, walker, cuts)
+        shard.put(r, regret)
+        shard.put(ss, strat_sum)
+    return regret, strat_sum
+
+
+def _atomic_savez(path: str, **arrays) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 @numba.njit(cache=True)
 def _copy_runs(src, src_start, dst, dst_start, length):
     for i in range(len(length)):
@@ -164,6 +231,21 @@ class SubtreeActor:
     def set(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
         self.regret = np.array(regret, np.float32)
         self.strat_sum = np.array(strat_sum, np.float32)
+
+    def save(self, path: str) -> str:
+        """Write this actor's shard (atomically) to ``path``, on storage the driver can reach."""
+        _atomic_savez(path, regret=self.regret, strat_sum=self.strat_sum, cut_ids=self.cut_ids)
+        return path
+
+    def load(self, shards: list) -> None:
+        """Take this actor's entries from a checkpoint's shard files (written by any number of
+        actors): every file holding some of its cuts."""
+        mine = set(self.cut_ids.tolist())
+        for path, cuts in shards:
+            if mine & set(np.asarray(cuts).tolist()):
+                shard, regret, strat_sum = read_shard(path, self.walker, cuts)
+                copy_overlap(shard, regret, self.shard, self.regret)
+                copy_overlap(shard, strat_sum, self.shard, self.strat_sum)
 
     def pid(self) -> int:
         return os.getpid()
@@ -300,6 +382,51 @@ class RayEngine(Engine):
     def average_sums(self) -> np.ndarray:
         return self.strat_sum
 
+    def checkpoint_storage(self, path) -> tuple[np.ndarray, np.ndarray, list]:
+        """Each actor writes its shard beside the checkpoint ``path`` (a folder every machine
+        reaches); the driver's trunk and the shard list go into the checkpoint itself, written
+        after them. Shard files of older checkpoints than the one on disk are removed."""
+        from pathlib import Path
+
+        folder = Path(path).parent / SHARD_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        tag = f"i{self.iteration}-"
+        names = [f"{SHARD_DIR}/{tag}a{k}of{len(self.actors)}.npz" for k in range(len(self.actors))]
+        try:
+            self._ray.get([actor.save.remote(str(Path(path).parent / name))
+                           for actor, name in zip(self.actors, names)])
+        except self._ray.exceptions.RayError as error:
+            raise ActorLost(f"a Ray actor was lost writing the checkpoint ({type(error).__name__})") from None
+        current = set(names) | set(getattr(self, "_written", []))
+        for old in folder.glob("*.npz"):
+            if f"{SHARD_DIR}/{old.name}" not in current:
+                old.unlink(missing_ok=True)
+        self._written = names
+        return self._regret, self._strat_sum, list(zip(names, self.blocks))
+
+    def load_checkpoint_data(self, data: dict) -> None:
+        """Take a checkpoint read by :func:`files.load_checkpoint`: a sharded one (the trunk
+        here, each actor reads the shard files of its cuts) or a whole one."""
+        from .files import CheckpointError
+
+        if not data["shards"]:
+            if data["regret"].shape != (self.layout.n_entries,):
+                raise CheckpointError(f"the checkpoint does not match this game's tree ({data['regret'].size} "
+                                      f"entries, expected {self.layout.n_entries})")
+            self.load_storage(data.pop("regret"), data.pop("strat_sum"))
+            return
+
+        if data["regret"].shape != (self.trunk.n_entries,):
+            raise CheckpointError("the checkpoint's trunk does not match this game's tree")
+        self._regret = np.array(data.pop("regret"), np.float32)
+        self._strat_sum = np.array(data.pop("strat_sum"), np.float32)
+        shards = [(str(path), np.asarray(cuts)) for path, cuts in data["shards"]]
+        try:
+            self._ray.get([actor.load.remote(shards) for actor in self.actors])
+        except self._ray.exceptions.RayTaskError as error:
+            cause = error.cause if isinstance(getattr(error, "cause", None), Exception) else error
+            raise CheckpointError(str(cause).splitlines()[-1]) from None
+
     def restart_actors(self) -> None:
         """Kill any actors, start new ones with empty shards and the driver's trunk empty (then
         :meth:`load_storage` gives them a checkpoint's)."""
@@ -327,7 +454,8 @@ def describe(engine: RayEngine) -> str:
             f"regrets and sums); the driver keeps the trunk ({format_bytes(8 * engine.trunk.n_entries)})")
 
 
-__all__ = ["ActorLost", "RayEngine", "RayError", "Shard", "SubtreeActor", "connect", "describe", "split_cuts"]
+__all__ = ["ActorLost", "RayEngine", "RayError", "Shard", "SubtreeActor", "assemble", "cluster_plan", "connect",
+           "describe", "split_cuts"]
 
 
 # -- planning a cluster --------------------------------------------------------------------------

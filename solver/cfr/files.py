@@ -149,9 +149,16 @@ def _memory_map(path: Path, member: str) -> np.ndarray:
 # -- checkpoints -------------------------------------------------------------
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
-                    lock_text: str = "", lock_base: str = "") -> None:
+                    lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = ()) -> None:
     """``lock_text``: the lock file a locked solve was given (a resume must give the same), and
-    ``lock_base`` the folder its strategy paths are read from."""
+    ``lock_base`` the folder its strategy paths are read from. ``shards``: a Ray run's shard files
+    (names beside the checkpoint) and the cuts each holds; ``regret`` and ``strat_sum`` are then
+    the driver's trunk only (:mod:`solver.cfr.distributed`)."""
+    shard_arrays = {}
+    if shards:
+        shard_arrays = {"shard_files": np.array([name for name, _ in shards]),
+                        "shard_sizes": np.array([len(cuts) for _, cuts in shards], np.int64),
+                        "shard_cuts": np.concatenate([np.asarray(cuts, np.int64) for _, cuts in shards])}
     _write_npz(path, {
         **_header("badugi-checkpoint", CHECKPOINT_VERSION, config, algorithm, iteration),
         "seconds": np.array(seconds),
@@ -160,6 +167,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
         "strat_sum": strat_sum,
         "row_of": row_of,
         **({"lock_toml": np.array(lock_text), "lock_base": np.array(lock_base)} if lock_text else {}),
+        **shard_arrays,
     })
 
 
@@ -182,6 +190,14 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     data.setdefault("row_of", None)
     data["lock_toml"] = str(data["lock_toml"]) if "lock_toml" in data else ""
     data["lock_base"] = str(data["lock_base"]) if "lock_base" in data else "."
+    data["shards"] = []
+    if "shard_files" in data:
+        sizes = data.pop("shard_sizes")
+        if sizes is None or sizes.sum() != len(data["shard_cuts"]) or len(sizes) != len(data["shard_files"]):
+            raise CheckpointError(f"{path} is damaged: its shard list does not add up")
+        bounds = np.cumsum(sizes)[:-1]
+        data["shards"] = [(Path(path).parent / str(name), cuts)
+                          for name, cuts in zip(data.pop("shard_files"), np.split(data.pop("shard_cuts"), bounds))]
     if config is not None and data["config"] != config:
         raise CheckpointError(f"{path} is for {data['config'].describe()}, not {config.describe()}")
     if algorithm is not None and str(data["algorithm"]) != algorithm:

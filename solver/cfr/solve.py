@@ -161,6 +161,26 @@ def check_stopping_rules(iterations: int | None, target_mbb: float | None, time_
         raise ValueError(f"time limit must be positive, got {time_limit}")
 
 
+def _load_storage(engine, data: dict, path: Path) -> None:
+    """Give ``engine`` a checkpoint's regrets and sums: whole, or a Ray run's shards (to a Ray
+    engine shard by shard, to one process assembled)."""
+    if hasattr(engine, "load_checkpoint_data"):
+        engine.load_checkpoint_data(data)
+        return
+    if data["shards"]:
+        from .distributed import assemble
+
+        if not hasattr(engine, "walker"):
+            raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
+        regret, strat_sum = assemble(engine.walker, data)
+    else:
+        regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
+    if regret.size != engine.regret.size:
+        raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
+                              f"{engine.regret.size})")
+    engine.load_storage(regret, strat_sum)
+
+
 class RaySetup(NamedTuple):
     """Where and how a solve runs on Ray: a cluster address (``local``: a runtime started on this
     machine), the number of actors owning subtrees, and the CPUs each asks for."""
@@ -197,13 +217,10 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
                                   + ("; give the same --lock" if data["lock_toml"] else ""))
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
         engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks, ray=ray)
-        if data["regret"].size != engine.regret.size:
-            raise CheckpointError(f"{checkpoint_path} does not match this game's tree ({data['regret'].size} "
-                                  f"entries, expected {engine.regret.size})")
         # The engine takes the loaded arrays: copying them into its own would touch a second
         # copy of the storage (its zeros are never touched, so never resident): the triple-draw
         # preset's resume peaked at 24 GB and was killed for memory.
-        engine.load_storage(data.pop("regret"), data.pop("strat_sum"))
+        _load_storage(engine, data, checkpoint_path)
         engine.iteration = int(data["iteration"])
         spent = float(data["seconds"])
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
@@ -224,10 +241,19 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
 
     def write_checkpoint():
         if checkpoint_path:
+            # A Ray engine's actors write their shards first; the checkpoint then names them.
+            regret, strat_sum, shards = (engine.checkpoint_storage(checkpoint_path)
+                                         if hasattr(engine, "checkpoint_storage") else
+                                         (engine.regret, engine.strat_sum, []))
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
-                            np.array(convergence, dtype=np.float64).reshape(-1, 3), engine.regret, engine.strat_sum,
+                            np.array(convergence, dtype=np.float64).reshape(-1, 3), regret, strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
-                            locks.base if locks is not None else "")
+                            locks.base if locks is not None else "", shards)
+            old_shards = checkpoint_path.parent / "checkpoint.shards"
+            if not shards and old_shards.is_dir():  # a Ray run's, resumed in one process: replaced
+                for path in old_shards.glob("*.npz"):
+                    path.unlink()
+                old_shards.rmdir()
 
     def recover(lost: Exception) -> int:
         """A Ray actor was lost: new actors, every shard back to the last checkpoint (or to the
@@ -236,7 +262,7 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
         engine.restart_actors()
         if checkpoint_path is not None and checkpoint_path.is_file():
             data = load_checkpoint(checkpoint_path, config, algorithm)
-            engine.load_storage(data.pop("regret"), data.pop("strat_sum"))
+            _load_storage(engine, data, checkpoint_path)
             engine.iteration = int(data["iteration"])
         else:
             engine.load_storage(np.zeros(engine.layout.n_entries, np.float32),
@@ -308,7 +334,11 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
                     next_check = engine.iteration + gap
                 if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
                     t0 = time.perf_counter()
-                    write_checkpoint()
+                    try:
+                        write_checkpoint()
+                    except ActorLost as lost:
+                        next_check = recover(lost)
+                        continue
                     last_checkpoint = time.perf_counter()
                     # Big games: keep checkpoint writing to a few percent of the run.
                     checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
