@@ -64,6 +64,9 @@ def test_actors_compute_the_one_process_bits(cluster, actors):
         a, b = engine.exploitability(), one.exploitability()
         for field in ("br_button", "br_big_blind", "game_value"):
             assert getattr(a, field) == pytest.approx(getattr(b, field), rel=1e-13, abs=1e-15)
+        # The strategy file's chunks, streamed from the shards (small chunks: many of them).
+        ours = np.concatenate(list(engine.average_probability_chunks(max_entries=5000)))
+        assert np.array_equal(ours, one.average_probabilities())
         if actors == 3:
             hosts = ray.get([actor.pid.remote() for actor in engine.actors])
             assert len(set(hosts)) == 3 and os.getpid() not in hosts

@@ -87,6 +87,26 @@ class Shard(NamedTuple):
         """Write the shard's entries into a whole-layout array."""
         _copy_runs(part, self.local, whole, self.start, self.length)
 
+    def in_range(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """The owned nodes whose slots start in entries ``a..b-1`` (chunks hold whole slots), as a
+        mask, and each one's first entry in their concatenation."""
+        mask = (self.start >= a) & (self.start < b)
+        packed = np.concatenate([[0], np.cumsum(self.length[mask])[:-1]]).astype(np.int64) if mask.any() \
+            else np.zeros(0, np.int64)
+        return mask, packed
+
+    def pack(self, part: np.ndarray, a: int, b: int) -> np.ndarray:
+        """The shard's entries that lie in ``a..b-1``, concatenated in node order."""
+        mask, packed = self.in_range(a, b)
+        out = np.empty(int(self.length[mask].sum()), part.dtype)
+        _copy_runs(part, self.local[mask], out, packed, self.length[mask])
+        return out
+
+    def unpack(self, values: np.ndarray, a: int, b: int, chunk: np.ndarray) -> None:
+        """Place :meth:`pack`'s values into ``chunk``, which holds entries ``a..b-1``."""
+        mask, packed = self.in_range(a, b)
+        _copy_runs(values, packed, chunk, self.start[mask] - a, self.length[mask])
+
 
 SHARD_DIR = "checkpoint.shards"  # beside the checkpoint: on storage every actor can reach
 
@@ -247,6 +267,10 @@ class SubtreeActor:
                 copy_overlap(shard, regret, self.shard, self.regret)
                 copy_overlap(shard, strat_sum, self.shard, self.strat_sum)
 
+    def sums_in(self, a: int, b: int) -> np.ndarray:
+        """This shard's strategy sums of entries ``a..b-1``, packed (see :meth:`Shard.pack`)."""
+        return self.shard.pack(self.strat_sum, a, b)
+
     def pid(self) -> int:
         return os.getpid()
 
@@ -267,7 +291,9 @@ def connect(address: str, actors: int):
         return ray
     try:
         if address == "local":
-            ray.init(num_cpus=max(os.cpu_count() or 1, actors), include_dashboard=False, logging_level="ERROR",
+            # address="local": always a new runtime (not one another process started on this machine).
+            ray.init(address="local", num_cpus=max(os.cpu_count() or 1, actors), include_dashboard=False,
+                     logging_level="ERROR",
                      log_to_driver=False)
         else:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False)
@@ -381,6 +407,24 @@ class RayEngine(Engine):
 
     def average_sums(self) -> np.ndarray:
         return self.strat_sum
+
+    def average_probability_chunks(self, max_entries: int = 1 << 24):
+        """The average strategy in the layout's order, chunk by chunk: each chunk's strategy sums
+        come from the driver's trunk and each actor's entries in it, so no process holds the
+        whole table."""
+        layout = self.layout
+        arrays = layout.kernel_arrays()
+        for lo, hi in layout.slot_chunks(max_entries):
+            a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
+            chunk = np.zeros(b - a, np.float32)
+            self.trunk.unpack(self.trunk.pack(self._strat_sum, a, b), a, b, chunk)
+            parts = self._ray.get([actor.sums_in.remote(a, b) for actor in self.actors])
+            for shard, values in zip(self.shards, parts):
+                shard.unpack(values, a, b, chunk)
+            out = np.empty(b - a, np.float32)
+            kernels.average_slots(layout.slot_round, layout.slot_kind, layout.slot_actions, layout.slot_offset - a,
+                                  arrays, chunk, out, lo, hi)
+            yield out
 
     def checkpoint_storage(self, path) -> tuple[np.ndarray, np.ndarray, list]:
         """Each actor writes its shard beside the checkpoint ``path`` (a folder every machine
