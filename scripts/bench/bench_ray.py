@@ -3,6 +3,9 @@
     pip install -e '.[ray]'
     python scripts/bench/bench_ray.py                  # 2 actors, 20 iterations each way
     python scripts/bench/bench_ray.py --actors 2 --iterations 40 --json
+    python scripts/bench/bench_ray.py --cap 4 --iterations 5        # double draw at cap 4: needs more than
+                                                                    # this 24 GiB machine (Ray's memory monitor
+                                                                    # killed an actor here: each builds the tree)
 
 One process walks with all its threads; the Ray run's driver walks the trunk and
 two actors (one CPU each, so one Numba thread each) walk the subtrees. Both
@@ -15,6 +18,8 @@ bytes that cross between the driver and the actors per iteration.
 from __future__ import annotations
 
 import argparse
+import gc
+import hashlib
 import json
 import os
 import resource
@@ -22,7 +27,6 @@ import sys
 import time
 
 import numba
-import numpy as np
 
 from solver.cfr.distributed import RayEngine, describe
 from solver.cfr.engine import Engine
@@ -53,13 +57,18 @@ def main(argv=None) -> int:
     one.run_iterations(args.iterations)
     one_seconds = (time.perf_counter() - t0) / args.iterations
     one_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # Digests, not copies: at cap 4 the storage is 9 GiB, and the Ray run needs the memory.
+    digest = (hashlib.sha256(one.regret.tobytes()).hexdigest(), hashlib.sha256(one.strat_sum.tobytes()).hexdigest())
+    del one
+    gc.collect()
 
     engine = RayEngine(config, actors=args.actors, actor_cpus=1.0)
     engine.run_iterations(1)
     t0 = time.perf_counter()
     engine.run_iterations(args.iterations)
     ray_seconds = (time.perf_counter() - t0) / args.iterations
-    same = bool(np.array_equal(engine.regret, one.regret) and np.array_equal(engine.strat_sum, one.strat_sum))
+    same = (hashlib.sha256(engine.regret.tobytes()).hexdigest(),
+            hashlib.sha256(engine.strat_sum.tobytes()).hexdigest()) == digest
     pids = engine._ray.get([actor.pid.remote() for actor in engine.actors])
     actor_rss = [_rss_of(pid) for pid in pids]
     n_cuts = len(engine.walker.table_cuts.nodes)
@@ -67,7 +76,7 @@ def main(argv=None) -> int:
     plan = describe(engine)
     engine.shutdown()
     result = {
-        "game": config.describe(), "cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(),
+        "game": config.describe(), "cap": args.cap, "cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(),
         "date": time.strftime("%Y-%m-%d"), "iterations": args.iterations, "actors": args.actors,
         "one_process_seconds_per_iteration": one_seconds, "ray_seconds_per_iteration": ray_seconds,
         "overhead": ray_seconds / one_seconds - 1.0, "same_bits": same,

@@ -274,10 +274,12 @@ def render() -> str:
                 f"| after {double['iterations']:,} iterations | {double['exploitability_mbb']:.3f} mbb/hand, "
                 f"button's value {double['game_value_mbb']:+.2f} mbb/hand |", "",
                 "Target: fits in 16 GB.", ""]
-    ray = load("ray")
-    if ray:
-        out += ["## Ray: subtrees in actors against one process", "", f"`{ray['command']}` ({ray['date']}; "
-                "needs `pip install -e '.[ray]'`)", "",
+    for ray in (load("ray"), load("ray_cap4")):
+        if not ray:
+            continue
+        out += ["## Ray: subtrees in actors against one process" + (" (double draw, cap 4)" if ray.get("cap") == 4
+                                                                      else ""), "",
+                f"`{ray['command']}` ({ray['date']}; needs `pip install -e '.[ray]'`)", "",
                 f"{ray['game']}, {ray['iterations']} iterations each way after one untimed: one process with "
                 f"{ray['numba_threads']} Numba threads, against a local Ray runtime whose driver walks the trunk "
                 f"and {ray['actors']} actors (one CPU, one thread each) walk the {ray['subtrees']} subtrees. "
@@ -285,8 +287,8 @@ def render() -> str:
                 "| measure | one process | Ray |", "|---|---:|---:|",
                 f"| seconds per iteration | {ray['one_process_seconds_per_iteration']:.3f} | "
                 f"{ray['ray_seconds_per_iteration']:.3f} ({100 * ray['overhead']:+.1f}%) |",
-                f"| peak resident memory | {ray['one_process_peak_rss_bytes'] / 2**30:.2f} GiB (the benchmark "
-                f"process: the one-process engine, then the Ray driver) | actors: "
+                f"| peak resident memory | {ray['one_process_peak_rss_bytes'] / 2**30:.2f} GiB (the one-process "
+                f"engine) | actors: "
                 + ", ".join(f"{b / 2**30:.2f} GiB" for b in ray["actor_peak_rss_bytes"]) + " |",
                 f"| bytes between driver and actors per iteration | 0 | {ray['bytes_per_iteration'] / 2**20:.1f} MiB |",
                 "", "Target (issue 16): at most 15% per iteration over one process with two threads.", ""]
