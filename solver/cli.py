@@ -185,11 +185,9 @@ def _clear_run(out) -> None:
     for path in list(out.glob("*.png")) + list(out.glob("*.svg")) + [out / name for name in RUN_FILES]:
         if path.is_file():
             path.unlink()
-    shards = out / "checkpoint.shards"  # a Ray run's checkpoint shards (solver/cfr/distributed.py)
-    if shards.is_dir():
-        for path in shards.glob("*.npz"):
-            path.unlink()
-        shards.rmdir()
+    from .cfr.files import remove_shards
+
+    remove_shards(out)
 
 
 def _check_run_directory(out, resume: bool, force: bool, resumable: bool = True) -> None:

@@ -158,6 +158,8 @@ def test_what_ray_refuses(cluster, capsys):
 
     with pytest.raises(RayError, match="share slots"):
         RayEngine(dataclasses.replace(load_preset("tiny-double-draw"), recall=0), address=cluster, actors=2)
+    with pytest.raises(RayError, match="streamed tree does not run on Ray"):
+        solve(_tiny_triple(), iterations=1, streamed=True, ray=RaySetup(cluster, 2, 0.5))
     with pytest.raises(RayError, match="without draws"):
         RayEngine(load_preset("tiny-no-draw"), address=cluster, actors=2)
     assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "2", "--ray", cluster,

@@ -37,6 +37,7 @@ from ..game.plan import format_bytes
 from ..game.tree import build_tree
 from . import kernels
 from .engine import Engine
+from .files import SHARD_DIR
 from .kernels import Cuts
 from .walker import NO_STORAGE, Exploitability, Walker, read_only
 
@@ -108,7 +109,6 @@ class Shard(NamedTuple):
         _copy_runs(values, packed, chunk, self.start[mask] - a, self.length[mask])
 
 
-SHARD_DIR = "checkpoint.shards"  # beside the checkpoint: on storage every actor can reach
 
 
 def copy_overlap(src_shard: Shard, src: np.ndarray, dst_shard: Shard, dst: np.ndarray) -> None:
@@ -127,7 +127,7 @@ def read_shard(path, walker: Walker, cut_ids: np.ndarray) -> tuple[Shard, np.nda
     cut_ids = np.asarray(cut_ids, np.int64)
     if len(cut_ids) and (cut_ids.min() < 0 or cut_ids.max() >= len(walker.table_cuts.nodes)):
         raise CheckpointError(f"{path}: its cuts are not this game's")
-    shard = Shard.of(walker.layout, _owned_below(walker.tree, walker.table_cuts.nodes[cut_ids]))
+    shard = cut_shard(walker, cut_ids)
     try:
         with np.load(path, allow_pickle=False) as data:
             regret, strat_sum, cuts = data["regret"], data["strat_sum"], data["cut_ids"]
@@ -141,6 +141,11 @@ def read_shard(path, walker: Walker, cut_ids: np.ndarray) -> tuple[Shard, np.nda
     if not (np.isfinite(regret).all() and np.isfinite(strat_sum).all()):
         raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
     return shard, regret, strat_sum
+
+
+def cut_shard(walker: Walker, cut_ids: np.ndarray) -> Shard:
+    """The shard of the subtrees below the table cuts ``cut_ids``."""
+    return Shard.of(walker.layout, _owned_below(walker.tree, walker.table_cuts.nodes[cut_ids]))
 
 
 def trunk_shard(walker: Walker) -> Shard:
@@ -193,8 +198,8 @@ def _game(config: GameConfig, row_of: np.ndarray | None):
 
 def split_cuts(walker: Walker, n_actors: int) -> list[np.ndarray]:
     """The table cuts (second-round starts) in ``n_actors`` contiguous blocks of about equal
-    storage (each block's cut indices)."""
-    tree, layout, cuts = walker.tree, walker.layout, walker.table_cuts
+    size in public nodes (each block's cut indices)."""
+    tree, cuts = walker.tree, walker.table_cuts
     if not len(cuts.nodes):
         raise RayError(f"{tree.config.describe()}: a game without draws has no subtrees to share out")
     sizes = np.empty(len(cuts.nodes), np.float64)
@@ -224,7 +229,7 @@ class SubtreeActor:
         tree = walker.tree
         self.cut_ids = np.asarray(cut_ids, np.int64)
         nodes = walker.table_cuts.nodes[self.cut_ids]
-        self.shard = Shard.of(walker.layout, _owned_below(tree, nodes))
+        self.shard = cut_shard(walker, self.cut_ids)
         self.layout_arrays = walker.layout_arrays._replace(entry_offset=self.shard.entry_offset(tree.n_nodes))
         n = walker.n_states
         index = np.full(tree.n_nodes, -1, np.int64)
@@ -326,19 +331,14 @@ class RayEngine(Engine):
             raise RayError(f"{config.describe()}: its public nodes share slots (imperfect recall), so subtrees "
                            "cannot own their storage; solve it in one process")
         self.blocks = split_cuts(walker, actors)
-        tree = self.tree
-        owned = _owned_below(tree, walker.table_cuts.nodes)
-        self.trunk = Shard.of(self.layout, ~owned)
-        self._trunk_layout = walker.layout_arrays._replace(entry_offset=self.trunk.entry_offset(tree.n_nodes))
-        self._regret = np.zeros(self.trunk.n_entries, np.float32)
-        self._strat_sum = np.zeros(self.trunk.n_entries, np.float32)
+        self.trunk = trunk_shard(walker)
+        self._trunk_layout = walker.layout_arrays._replace(entry_offset=self.trunk.entry_offset(self.tree.n_nodes))
         self._cuts = walker.table_cuts
         self._ray = ray
         self._actor_cpus = actor_cpus
         self.actors = []
         self.restart_actors()
-        self.shards = [Shard.of(self.layout, _owned_below(tree, walker.table_cuts.nodes[block]))
-                       for block in self.blocks]
+        self.shards = [cut_shard(walker, block) for block in self.blocks]
 
     # -- walks -------------------------------------------------------------
     def _walk(self, traverser: int, policy: int, discount) -> float:

@@ -147,6 +147,19 @@ def _memory_map(path: Path, member: str) -> np.ndarray:
 
 
 # -- checkpoints -------------------------------------------------------------
+SHARD_DIR = "checkpoint.shards"  # a Ray run's checkpoint shards, beside the checkpoint (solver/cfr/distributed.py)
+
+
+def remove_shards(run_dir: Path) -> None:
+    """Remove a Ray run's checkpoint shards from ``run_dir`` (replaced by a whole checkpoint, or
+    by --force)."""
+    folder = Path(run_dir) / SHARD_DIR
+    if folder.is_dir():
+        for path in folder.glob("*.npz"):
+            path.unlink()
+        folder.rmdir()
+
+
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
                     lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = ()) -> None:

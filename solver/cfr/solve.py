@@ -34,7 +34,8 @@ from ..game.plan import SolveTooLarge, plan_solve
 from .abstract import AbstractEngine
 from .distributed import ActorLost
 from .engine import Engine
-from .files import CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, save_checkpoint, save_strategy
+from .files import (CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, remove_shards,
+                    save_checkpoint, save_strategy)
 from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
 from .walker import Exploitability
 
@@ -98,7 +99,7 @@ def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, stream
     plan = plan_solve(config)
     built = not (plan.streamed if streamed is None else streamed)
     if ray is not None:
-        from .distributed import RayEngine
+        from .distributed import RayEngine, RayError
 
         if not built:
             raise RayError(f"{config.describe()}: a game solved over a streamed tree does not run on Ray yet")
@@ -249,11 +250,8 @@ def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = 
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), regret, strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
                             locks.base if locks is not None else "", shards)
-            old_shards = checkpoint_path.parent / "checkpoint.shards"
-            if not shards and old_shards.is_dir():  # a Ray run's, resumed in one process: replaced
-                for path in old_shards.glob("*.npz"):
-                    path.unlink()
-                old_shards.rmdir()
+            if not shards:  # a Ray run's shards, resumed in one process: replaced
+                remove_shards(checkpoint_path.parent)
 
     def recover(lost: Exception) -> int:
         """A Ray actor was lost: new actors, every shard back to the last checkpoint (or to the

@@ -136,7 +136,7 @@ def _streamed_selection(strategy: Strategy, prefix: str | None, max_round: int |
     def shape_key(c: int, s: int) -> int:
         return n_trunk + c * n_shape + s if c in selected_cuts and shape_wanted[s] else -1
 
-    points, slots = {}, {}
+    points = {}
     trunk_set = set(trunk_nodes.tolist())
     for t in trunk_nodes.tolist():
         children = []
