@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import io
 import itertools
 import json
 import signal
@@ -105,6 +106,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     import numba
 
+    from .cfr.compiling import compile_report
     from .cfr.files import CHECKPOINT_NAME, load_checkpoint
     from .cfr.locks import LockFile
     from .cfr.solve import check_stopping_rules, solve
@@ -142,7 +144,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     say(f"solving {config.describe()} with {algorithm} -> {out}")
     if not kernels_cached():
         say(f"compiling the solver's kernels, once: about {COMPILE_SECONDS} s on 2 cores (later runs load them "
-            "in about a second)")
+            "in about a second); each kernel is named as it compiles")
     ray = None
     if args.ray is not None:
         from .cfr.distributed import describe as describe_ray
@@ -152,8 +154,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise CliError("--actors must be at least 1 and --actor-cpus positive")
         ray = RaySetup(args.ray, args.actors, args.actor_cpus)
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
-    result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
-                   out_dir=out, resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray)
+    # Numba's compilations (a first run's) said as they happen: "compiling traverse_all ... 24.1 s".
+    with compile_report(io.StringIO() if args.quiet else sys.stdout):
+        result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
+                       out_dir=out, resume=args.resume, progress=say, check_every=args.check_every, locks=locks,
+                       ray=ray)
     if ray is not None:
         say(describe_ray(result.engine))
         result.engine.shutdown()
@@ -167,7 +172,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
         walks = f": two walks of the whole tree, {_whole_walks_minutes(config)}" if streamed else ""
         say(f"drawing charts (draws, pat/snow/break, betting, EV, convergence{walks})")
-        charts = write_charts(out)
+        with compile_report(io.StringIO() if args.quiet else sys.stdout):
+            charts = write_charts(out)
     print(f"done ({stopped_by}): {done} iterations in {seconds:.1f}s; "
           f"exploitability {x.exploitability_mbb:.4f} mbb/hand; "
           f"button's game value {x.game_value_mbb:.3f} mbb/hand")

@@ -338,6 +338,22 @@ def test_10_a_first_solve_says_it_is_compiling(tmp_path, monkeypatch, capsys):
     assert main(["solve", "--preset", "tiny-no-draw", "--iterations", "2", "--out", str(tmp_path / "r"),
                  "--no-charts"]) == 0
     assert "compiling the solver's kernels, once" in capsys.readouterr().out
+    # Each kernel Numba compiles during the solve is named with its seconds (a new one here, since
+    # the solver's own are cached by now).
+    import numba
+
+    from solver.cfr import solve as solve_module
+
+    real = solve_module.solve
+
+    def solve_compiling(*args, **kwargs):
+        numba.njit(lambda x: 2 * x)(3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solve_module, "solve", solve_compiling)
+    assert main(["solve", "--preset", "tiny-no-draw", "--iterations", "2", "--out", str(tmp_path / "r2"),
+                 "--no-charts"]) == 0
+    assert re.search(r"^compiling \S*<lambda> \.\.\. \d+\.\d s$", capsys.readouterr().out, re.M)
 
 
 def test_11_eval_says_when_hands_share_a_card():

@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - the default install has no Ray
         raise
     pytest.skip("Ray is not installed (pip install -e '.[ray]')", allow_module_level=True)
 
-from solver.cfr.distributed import RayEngine, RayError, Shard, describe
+from solver.cfr.distributed import RayEngine, RayError, Shard, describe, piece_digests
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +61,14 @@ def test_actors_compute_the_one_process_bits(cluster, actors):
         engine.run_iterations(12)
         assert np.array_equal(engine.regret, one.regret)
         assert np.array_equal(engine.strat_sum, one.strat_sum)
+        # Piece-by-piece digests (what the benchmark compares at cap 4, where gathering costs memory).
+        assert engine.digests() == piece_digests(one.walker, one.regret, one.strat_sum, actors)
+        if actors == 2:
+            kept = one.regret[engine.shards[1].start[-1]]
+            one.regret[engine.shards[1].start[-1]] = kept + 1.0
+            assert engine.digests()[2] != piece_digests(one.walker, one.regret, one.strat_sum, actors)[2]
+            assert engine.digests()[:2] == piece_digests(one.walker, one.regret, one.strat_sum, actors)[:2]
+            one.regret[engine.shards[1].start[-1]] = kept
         a, b = engine.exploitability(), one.exploitability()
         for field in ("br_button", "br_big_blind", "game_value"):
             assert getattr(a, field) == pytest.approx(getattr(b, field), rel=1e-13, abs=1e-15)

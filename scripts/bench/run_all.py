@@ -38,6 +38,7 @@ BENCHMARKS = {
     "recall": ["scripts/bench/bench_real_game.py", "recall", "--preset", "triple-draw", "--cap", "1", "--recalls", "3",
                "2", "1d", "1", "--buckets", "32", "--iterations", "100", "200", "--json"],
     "ray": ["scripts/bench/bench_ray.py", "--actors", "2", "--iterations", "20", "--json"],
+    "ray_cap4": ["scripts/bench/bench_ray.py", "--cap", "4", "--actors", "2", "--iterations", "10", "--json"],
     "recall_buckets": ["scripts/bench/bench_real_game.py", "recall", "--preset", "triple-draw", "--cap", "1",
                        "--recalls", "0d", "1d", "--buckets", "16", "64", "--iterations", "100", "200", "--json"],
 }
@@ -288,8 +289,9 @@ def render() -> str:
                 f"| seconds per iteration | {ray['one_process_seconds_per_iteration']:.3f} | "
                 f"{ray['ray_seconds_per_iteration']:.3f} ({100 * ray['overhead']:+.1f}%) |",
                 f"| peak resident memory | {ray['one_process_peak_rss_bytes'] / 2**30:.2f} GiB (the one-process "
-                f"engine) | actors: "
-                + ", ".join(f"{b / 2**30:.2f} GiB" for b in ray["actor_peak_rss_bytes"]) + " |",
+                f"engine) | "
+                + (f"driver: {ray['driver_peak_rss_bytes'] / 2**30:.2f} GiB; " if "driver_peak_rss_bytes" in ray else "")
+                + "actors: " + ", ".join(f"{b / 2**30:.2f} GiB" for b in ray["actor_peak_rss_bytes"]) + " |",
                 f"| bytes between driver and actors per iteration | 0 | {ray['bytes_per_iteration'] / 2**20:.1f} MiB |",
                 "", "Target (issue 16): at most 15% per iteration over one process with two threads.", ""]
     alg = load("algorithms")

@@ -23,6 +23,7 @@ it until a Ray engine is made.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import NamedTuple
 
@@ -196,6 +197,19 @@ def _game(config: GameConfig, row_of: np.ndarray | None):
     return Walker(tree, layout, model)
 
 
+def storage_digests(regret: np.ndarray, strat_sum: np.ndarray) -> tuple[str, str]:
+    """SHA-256 hex digests of a regret and a strategy-sum array (float32 bytes)."""
+    return (hashlib.sha256(np.ascontiguousarray(regret, np.float32).tobytes()).hexdigest(),
+            hashlib.sha256(np.ascontiguousarray(strat_sum, np.float32).tobytes()).hexdigest())
+
+
+def piece_digests(walker: Walker, regret: np.ndarray, strat_sum: np.ndarray, n_actors: int) -> list[tuple[str, str]]:
+    """Digests of whole (one-process) storage cut as a Ray run on ``n_actors`` actors cuts it (see
+    :meth:`RayEngine.digests`)."""
+    pieces = [trunk_shard(walker)] + [cut_shard(walker, block) for block in split_cuts(walker, n_actors)]
+    return [storage_digests(piece.take(regret), piece.take(strat_sum)) for piece in pieces]
+
+
 def split_cuts(walker: Walker, n_actors: int) -> list[np.ndarray]:
     """The table cuts (second-round starts) in ``n_actors`` contiguous blocks of about equal
     size in public nodes (each block's cut indices)."""
@@ -271,6 +285,11 @@ class SubtreeActor:
                 shard, regret, strat_sum = read_shard(path, self.walker, cuts)
                 copy_overlap(shard, regret, self.shard, self.regret)
                 copy_overlap(shard, strat_sum, self.shard, self.strat_sum)
+
+    def digests(self) -> tuple[str, str]:
+        """SHA-256 of this shard's regrets and sums (packed as :meth:`Shard.take` packs them): to
+        compare a run with another without sending the storage."""
+        return storage_digests(self.regret, self.strat_sum)
 
     def sums_in(self, a: int, b: int) -> np.ndarray:
         """This shard's strategy sums of entries ``a..b-1``, packed (see :meth:`Shard.pack`)."""
@@ -380,6 +399,12 @@ class RayEngine(Engine):
                               self._walk(0, kernels.EVALUATE, no))
 
     progress_exploitability = exploitability
+
+    def digests(self) -> list[tuple[str, str]]:
+        """Digests of the storage piece by piece (the trunk, then each actor's shard), without
+        gathering it: equal to :func:`piece_digests` of a one-process run's arrays."""
+        trunk = storage_digests(self._regret, self._strat_sum)  # the driver keeps the trunk's entries only
+        return [trunk] + [tuple(d) for d in self._ray.get([actor.digests.remote() for actor in self.actors])]
 
     # -- the storage, whole -----------------------------------------------
     def _gather(self, which: int) -> np.ndarray:
@@ -499,7 +524,7 @@ def describe(engine: RayEngine) -> str:
 
 
 __all__ = ["ActorLost", "RayEngine", "RayError", "Shard", "SubtreeActor", "assemble", "cluster_plan", "connect",
-           "describe", "split_cuts"]
+           "describe", "piece_digests", "split_cuts", "storage_digests"]
 
 
 # -- planning a cluster --------------------------------------------------------------------------
