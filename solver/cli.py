@@ -107,6 +107,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     import numba
 
     from .cfr.compiling import compile_report
+    from .cfr.engine import DEFAULT_ALGORITHM
     from .cfr.files import CHECKPOINT_NAME, load_checkpoint
     from .cfr.locks import LockFile
     from .cfr.solve import check_stopping_rules, solve
@@ -118,7 +119,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         numba.set_num_threads(args.threads)
     out = Path(args.out) if args.out else None
     config = None
-    algorithm = args.algorithm or "dcfr"
+    algorithm = args.algorithm or DEFAULT_ALGORITHM
     if args.lock is not None and not args.lock.strip():
         raise CliError("--lock needs a lock file or a shipped lock's name")
     locks = LockFile.read(args.lock) if args.lock else None
@@ -522,8 +523,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="compute a near-equilibrium strategy", epilog=SOLVE_EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
-    p.add_argument("--algorithm", choices=["dcfr", "cfr+", "linear", "cfr"],
-                   help="CFR variant (default dcfr: alpha 1.5, beta 0, gamma 2; a resumed run keeps its own)")
+    p.add_argument("--algorithm", choices=["dcfr-ramp", "dcfr", "cfr+", "linear", "cfr"],  # engine.ALGORITHMS
+                   help="CFR variant (default dcfr-ramp: DCFR with alpha_t = min(4, 1 + t/100), negative regrets "
+                   "reset, gamma 4; dcfr: alpha 1.5, beta 0, gamma 2; a resumed run keeps its own)")
     p.add_argument("--iterations", type=int, help="stop at this many iterations in all (a resumed run counts its past)")
     p.add_argument("--target-exploitability", type=float, metavar="MBB",
                    help="stop once exploitability is at most MBB mbb/hand")

@@ -104,6 +104,13 @@ def test_schedules():
     assert pos == pytest.approx(4 ** 1.5 / (4 ** 1.5 + 1))
     assert neg == 0.5 and floor == 0.0 and weight == 1.0
     assert sum_scale == pytest.approx((4 / 5) ** 2)
+    ramp = Schedule()  # the default: dcfr-ramp
+    assert ramp.algorithm == "dcfr-ramp"
+    for t, alpha in ((5, 1.05), (250, 3.5), (2000, 4.0)):
+        pos, neg, floor, sum_scale, weight = ramp.discount(t)
+        assert pos == pytest.approx((t - 1) ** alpha / ((t - 1) ** alpha + 1))
+        assert neg == 0.0 and floor == 0.0 and weight == 1.0 and sum_scale == pytest.approx(((t - 1) / t) ** 4)
+    assert ramp.discount(1).pos_scale == 0.0 and ramp.discount(1).sum_scale == 0.0
     assert list(Schedule("cfr+").discount(7)) == [1.0, 1.0, 1.0, 1.0, 7.0]
     assert list(Schedule("cfr").discount(7)) == [1.0, 1.0, 0.0, 1.0, 1.0]
     assert Schedule("linear").discount(3).pos_scale == pytest.approx(2 / 3)
@@ -295,7 +302,7 @@ def test_cli_solve_and_resume(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     for key in ("game_value_mbb", "exploitability_mbb", "iterations", "seconds", "algorithm", "config"):
         assert key in summary
-    assert summary["iterations"] == 40 and summary["algorithm"] == "dcfr"
+    assert summary["iterations"] == 40 and summary["algorithm"] == "dcfr-ramp"
     assert summary["config"]["draws"] == 1
     rows = (out / "convergence.csv").read_text().splitlines()
     assert rows[0] == "iteration,seconds,exploitability_mbb" and rows[-1].startswith("40,")

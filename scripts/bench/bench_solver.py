@@ -64,6 +64,7 @@ def bench_single(args) -> dict:
     result = solve(load_preset("single-draw"), args.algorithm, target_mbb=args.target, iterations=args.max_iterations,
                    check_every=args.check_every)
     return {**machine(), "compile_cold_s": cold, "load_warm_s": warm, "algorithm": args.algorithm,
+            "check_every": args.check_every,
             "target_mbb": args.target, "iterations": result.iterations, "seconds": result.seconds,
             "exploitability_mbb": result.exploitability.exploitability_mbb,
             "game_value_mbb": result.exploitability.game_value_mbb,
@@ -71,17 +72,26 @@ def bench_single(args) -> dict:
 
 
 def bench_algorithms(args) -> dict:
+    """Every algorithm on single draw for ``--iterations``; with ``--double``, the two DCFR
+    schedules on double draw at cap 2 until 1 mbb/hand (``--target``) or ``--iterations``."""
     from solver.tables.charts import plot_convergence
-    from solver.game.config import load_preset
+    from solver.game.config import DEFAULT_BETS, GameConfig, load_preset
     from solver.cfr.engine import ALGORITHMS
     from solver.cfr.solve import solve
 
     out = ROOT / "results" / "algorithms"
     out.mkdir(parents=True, exist_ok=True)
     runs, rows = {}, []
-    for algorithm in ALGORITHMS:
-        result = solve(load_preset("single-draw"), algorithm, iterations=args.iterations,
-                       check_every=args.check_every)
+    if args.double:
+        config, algorithms, name = GameConfig(draws=2, cap=2, bets=DEFAULT_BETS[2]), ("dcfr-ramp", "dcfr"), \
+            "double-draw-cap2"
+        title = "Double-draw Badugi (cap 2): the two DCFR schedules"
+    else:
+        config, algorithms, name = load_preset("single-draw"), ALGORITHMS, "single-draw"
+        title = f"Single-draw Badugi (cap 4): {len(ALGORITHMS)} CFR variants"
+    for algorithm in algorithms:
+        result = solve(config, algorithm, iterations=args.iterations, check_every=args.check_every,
+                       target_mbb=args.target if args.double else None)
         runs[algorithm] = result.convergence
         rows.append({"algorithm": algorithm, "iterations": result.iterations, "seconds": result.seconds,
                      "exploitability_mbb": result.exploitability.exploitability_mbb,
@@ -92,14 +102,15 @@ def bench_algorithms(args) -> dict:
                         for t in (1.0, 0.1)}})
         print(f"  {algorithm}: {result.exploitability.exploitability_mbb:.4f} mbb after {result.iterations}",
               file=sys.stderr)
-    with open(out / "single-draw-convergence.csv", "w", newline="") as f:
+    with open(out / f"{name}-convergence.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["algorithm", "iteration", "seconds", "exploitability_mbb"])
         for algorithm, conv in runs.items():
             for i, s, x in conv:
                 writer.writerow([algorithm, i, f"{s:.3f}", f"{x:.6g}"])
-    plot_convergence(runs, out / "single-draw-convergence", "Single-draw Badugi (cap 4): four CFR variants")
-    return {**machine(), "iterations": args.iterations, "runs": rows}
+    plot_convergence(runs, out / f"{name}-convergence", title)
+    return {**machine(), "game": config.describe(), "chart": f"results/algorithms/{name}-convergence.png",
+            "iterations": args.iterations, "runs": rows}
 
 
 def bench_throughput(args) -> dict:
@@ -240,7 +251,7 @@ def _timed(fn) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "memory", "double"])
-    parser.add_argument("--algorithm", default="dcfr")
+    parser.add_argument("--algorithm", default="dcfr-ramp")
     parser.add_argument("--target", type=float, default=0.1, help="single: target mbb/hand")
     parser.add_argument("--max-iterations", type=int, default=20_000)
     parser.add_argument("--iterations", type=int, default=1000, help="algorithms: iterations per run; "
@@ -252,10 +263,13 @@ def main(argv=None) -> int:
     parser.add_argument("--minutes", type=float, default=60.0, help="double: time budget (resumable)")
     parser.add_argument("--budget", type=float, default=240.0, help="scaling: seconds per game at most")
     parser.add_argument("--memory-iterations", type=int, default=2, help="memory: iterations of the double-draw solve")
+    parser.add_argument("--double", action="store_true", help="algorithms: double draw at cap 2, to --target 1")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.what == "throughput" and args.iterations == 1000:
         args.iterations = 20
+    if args.double and args.target == 0.1:
+        args.target = 1.0
     if args.check_every is None:
         args.check_every = {"single": 50, "algorithms": 25, "double": 10, "scaling": 25}.get(args.what)
     result = {"single": bench_single, "algorithms": bench_algorithms, "throughput": bench_throughput,

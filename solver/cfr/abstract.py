@@ -41,7 +41,7 @@ from ..game.config import GameConfig
 from ..game.layout import LayoutError, StrategyLayout
 from ..game.plan import SolvePlan
 from . import kernels
-from .engine import Schedule, discounted_update
+from .engine import DEFAULT_ALGORITHM, Schedule, discounted_update
 from .kernels import Cuts
 from .streamed import StreamedEngine, StreamedWalker, streamed_setup
 from .walker import Exploitability, draw_tables, read_only, tree_arrays
@@ -51,7 +51,7 @@ class AbstractEngine(StreamedEngine):
     """CFR in the abstract game of a config with card buckets in every round (see the module
     docstring); the interface of :class:`solver.cfr.engine.Engine` for the solve loop."""
 
-    def __init__(self, config: GameConfig, algorithm: str = "dcfr", check_memory: bool = True,
+    def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
                  row_of: np.ndarray | None = None):
         if not config.buckets or not all(config.buckets):
             raise LayoutError("the abstract game needs card buckets in every round")

@@ -37,7 +37,7 @@ from ..game.layout import StrategyLayout
 from ..game.plan import format_bytes
 from ..game.tree import build_tree
 from . import kernels
-from .engine import Engine
+from .engine import DEFAULT_ALGORITHM, Engine
 from .files import SHARD_DIR
 from .kernels import Cuts
 from .walker import NO_STORAGE, Exploitability, Walker, read_only
@@ -333,7 +333,7 @@ class RayEngine(Engine):
     ``regret`` and ``strat_sum`` read as whole arrays gather every shard (for checkpoints and
     strategy files); assigning them hands each shard its part."""
 
-    def __init__(self, config: GameConfig, algorithm: str = "dcfr", address: str = "local", actors: int = 2,
+    def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, address: str = "local", actors: int = 2,
                  row_of: np.ndarray | None = None, actor_cpus: float = 1.0, check_memory: bool = True,
                  locks=None):
         if actors < 1:

@@ -33,7 +33,7 @@ from ..game.config import GameConfig
 from ..game.plan import SolveTooLarge, plan_solve
 from .abstract import AbstractEngine
 from .distributed import ActorLost
-from .engine import Engine
+from .engine import DEFAULT_ALGORITHM, Engine
 from .files import (CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, remove_shards,
                     save_checkpoint, save_strategy)
 from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
@@ -90,7 +90,7 @@ class StopRequests:
         return False
 
 
-def make_engine(config: GameConfig, algorithm: str = "dcfr", row_of=None, streamed: bool | None = None,
+def make_engine(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, row_of=None, streamed: bool | None = None,
                 locks: LockFile | None = None, ray: RaySetup | None = None):
     """The engine a game needs: CFR over its built tree, or, when a solve over the built tree would
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
@@ -191,7 +191,7 @@ class RaySetup(NamedTuple):
     actor_cpus: float = 1.0
 
 
-def solve(config: GameConfig, algorithm: str = "dcfr", iterations: int | None = None,
+def solve(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, iterations: int | None = None,
           target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
           resume: bool = False, progress: Callable[[str], None] | None = None,
           check_every: int | None = None, streamed: bool | None = None,
