@@ -321,7 +321,7 @@ def render() -> str:
         out += ["", f"![the two schedules on double draw]({dbl['chart']})", "",
                 "`dcfr-ramp` (the default) is DCFR whose alpha ramps up with the iteration, alpha_t = min(4, 1 + t/100), "
                 "with negative regrets reset each iteration and gamma 4; it was chosen by a sweep on single draw "
-                "(iterations to 0.1 mbb/hand, checked every 5: DCFR's 1.5/0/2 855; gamma 4 and negatives reset 705; "
+                "(iterations to 0.1 mbb/hand, checked at multiples of 5 by an ad hoc sweep: DCFR's 1.5/0/2 855; gamma 4 and negatives reset 705; "
                 "the ramp 475; a slower ramp, t/150, 465; t/50 560; alpha falling instead, not reached in 1,000; "
                 "predictive CFR+ 0.41 mbb/hand after 1,000) and confirmed on double draw here. In a bucketed game "
                 "(double draw at cap 1, 16 buckets a round) both schedules reach the abstraction's floor (79.9 and "
