@@ -1,7 +1,9 @@
 """Solver benchmarks: compile time, time to target, algorithms side by side, throughput, double draw.
 
     python scripts/bench/bench_solver.py single        # compile (cold, warm) and single-draw time to 0.1 mbb/hand
-    python scripts/bench/bench_solver.py algorithms    # dcfr, cfr+, linear, cfr on single draw -> results/algorithms/
+    python scripts/bench/bench_solver.py algorithms    # every algorithm on single draw -> results/algorithms/
+    python scripts/bench/bench_solver.py algorithms --double   # dcfr-ramp and dcfr on double draw at cap 2
+    python scripts/bench/bench_solver.py caps --rounds 3       # an entry's cost at cap 2 and cap 4, back to back
     python scripts/bench/bench_solver.py throughput    # state-updates per second against copy bandwidth
     python scripts/bench/bench_solver.py scaling       # presets and caps: size, memory, time to 1 and 0.1 mbb
     python scripts/bench/bench_solver.py double --minutes 60   # double draw, full resolution (resumable)
@@ -217,6 +219,34 @@ def bench_memory(args) -> dict:
 SCALING_GAMES = [(1, cap) for cap in (1, 2, 3, 4)] + [(2, 1), (2, 2)]
 
 
+def bench_caps(args) -> dict:
+    """What an entry costs at cap 2 and at cap 4 (double draw), timed back to back in alternating
+    rounds so that the machine's state (its memory bandwidth moves by 2x between days here)
+    weighs on both alike. Entries are the layout's: every (decision node, action, class),
+    draw decisions included; checks excluded."""
+    import numba
+
+    from solver.cfr.engine import Engine
+    from solver.game.config import DEFAULT_BETS, GameConfig
+
+    engines = {cap: Engine(GameConfig(draws=2, cap=cap, bets=DEFAULT_BETS[2])) for cap in (2, 4)}
+    for engine in engines.values():
+        engine.run_iterations(2)
+    iterations = {2: 6, 4: 1}
+    times = {cap: [] for cap in engines}
+    for _ in range(args.rounds):
+        for cap, engine in engines.items():
+            times[cap].append(_timed(lambda: engine.run_iterations(iterations[cap])) / iterations[cap])
+    rows = []
+    for cap, engine in engines.items():
+        seconds = float(np.median(times[cap]))
+        rows.append({"cap": cap, "entries": int(engine.layout.n_entries), "betting_nodes": int((engine.tree.kind == 0).sum()),
+                     "seconds_per_iteration": seconds, "ns_per_entry": seconds / engine.layout.n_entries * 1e9,
+                     "all_seconds": times[cap]})
+    return {**machine(), "threads": numba.get_num_threads(), "rounds": args.rounds, "games": rows,
+            "cap4_over_cap2_per_entry": rows[1]["ns_per_entry"] / rows[0]["ns_per_entry"]}
+
+
 def bench_scaling(args) -> dict:
     """Planned size, memory and time to 1 and 0.1 mbb/hand across draws and caps (time-boxed)."""
     from solver.game.config import DEFAULT_BETS, GameConfig
@@ -250,7 +280,7 @@ def _timed(fn) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "memory", "double"])
+    parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "memory", "double", "caps"])
     parser.add_argument("--algorithm", default="dcfr-ramp")
     parser.add_argument("--target", type=float, default=0.1, help="single: target mbb/hand")
     parser.add_argument("--max-iterations", type=int, default=20_000)
@@ -273,7 +303,8 @@ def main(argv=None) -> int:
     if args.check_every is None:
         args.check_every = {"single": 50, "algorithms": 25, "double": 10, "scaling": 25}.get(args.what)
     result = {"single": bench_single, "algorithms": bench_algorithms, "throughput": bench_throughput,
-              "scaling": bench_scaling, "memory": bench_memory, "double": bench_double}[args.what](args)
+              "scaling": bench_scaling, "memory": bench_memory, "double": bench_double,
+              "caps": bench_caps}[args.what](args)
     if args.json:
         print(json.dumps(result, indent=2, default=str))
     else:

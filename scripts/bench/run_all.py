@@ -30,6 +30,7 @@ BENCHMARKS = {
     "throughput": ["scripts/bench/bench_solver.py", "throughput", "--json"],
     "algorithms": ["scripts/bench/bench_solver.py", "algorithms", "--iterations", "1000", "--check-every", "5",
                    "--json"],
+    "caps": ["scripts/bench/bench_solver.py", "caps", "--rounds", "3", "--json"],
     "algorithms_double": ["scripts/bench/bench_solver.py", "algorithms", "--double", "--iterations", "600",
                           "--check-every", "10", "--json"],
     "scaling": ["scripts/bench/bench_solver.py", "scaling", "--budget", "150", "--json"],
@@ -308,6 +309,24 @@ def render() -> str:
             out.append(f"| {r['algorithm']} | {r['iterations']:,} | {r['seconds']:.1f} | {r['exploitability_mbb']:.4f} | "
                        f"{fmt(r['iterations_to_1.0'])} | {fmt(r['iterations_to_0.1'])} | {fmt(r['seconds_to_0.1'], 1)} |")
         out += ["", "![convergence of the CFR variants](results/algorithms/single-draw-convergence.png)", ""]
+    caps = load("caps")
+    if caps:
+        out += ["## What an entry costs at cap 2 and at cap 4", "", f"`{caps['command']}`", "",
+                f"Double draw, one process with {caps['threads']} threads, the two games timed back to back in "
+                f"{caps['rounds']} alternating rounds (medians; exploitability checks excluded). Entries are the "
+                "layout's: every (decision node, action, value class), draw decisions included.", "",
+                "| cap | betting nodes | entries | seconds per iteration | ns per entry |", "|---:|---:|---:|---:|---:|"]
+        for g in caps["games"]:
+            out.append(f"| {g['cap']} | {g['betting_nodes']:,} | {g['entries']:,} | {g['seconds_per_iteration']:.3f} | "
+                       f"{g['ns_per_entry']:.2f} |")
+        out += ["", f"Cap 4 over cap 2, per entry: {caps['cap4_over_cap2_per_entry']:.2f}. The \"twice as much an entry "
+                "at cap 4\" of issue 19 (7.9 against 4.0 ns) compared figures of different runs and days: cap 2 from "
+                "the scaling table's run, cap 4 from the hour-long double-draw run, on a machine whose memory speed "
+                "moves by 2x between days (numpy's one-thread copy: 41 GB/s on the day of the throughput table, 18 "
+                "GB/s on 2026-12-02); both were divided by the plan's betting nodes times classes, not the layout's "
+                "entries (each action, draw decisions included: 2.5 to 2.7 times as many). Timed together, an entry costs about the "
+                "same at both caps; the storage sits in transparent huge pages (AnonHugePages at about 9 GB after "
+                "the cap-4 walks), so page walks are not the cost either.", ""]
     dbl = load("algorithms_double")
     if dbl:
         out += ["## The default schedule against DCFR on double draw at cap 2", "",
