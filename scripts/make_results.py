@@ -183,7 +183,7 @@ def write_readme(games: list[str], seconds: float) -> None:
     for name in games:
         text.append(describe_game(name))
     if (ROOT / "results" / "algorithms" / "single-draw-convergence.png").is_file():
-        text += ["## Four CFR variants on single draw", "",
+        text += ["## The CFR variants on single draw", "",
                  "From `python scripts/bench/bench_solver.py algorithms` (see BENCHMARKS.md).", "",
                  "![algorithms](./algorithms/single-draw-convergence.png)", ""]
     text += describe_buckets()

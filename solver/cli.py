@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import io
 import itertools
 import json
 import signal
@@ -156,7 +155,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         ray = RaySetup(args.ray, args.actors, args.actor_cpus)
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
     # Numba's compilations (a first run's) said as they happen: "compiling traverse_all ... 24.1 s".
-    with compile_report(io.StringIO() if args.quiet else sys.stdout):
+    compiling = (lambda: contextlib.nullcontext()) if args.quiet else (lambda: compile_report(sys.stdout))
+    with compiling():
         result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
                        out_dir=out, resume=args.resume, progress=say, check_every=args.check_every, locks=locks,
                        ray=ray)
@@ -173,7 +173,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
         walks = f": two walks of the whole tree, {_whole_walks_minutes(config)}" if streamed else ""
         say(f"drawing charts (draws, pat/snow/break, betting, EV, convergence{walks})")
-        with compile_report(io.StringIO() if args.quiet else sys.stdout):
+        with compiling():
             charts = write_charts(out)
     print(f"done ({stopped_by}): {done} iterations in {seconds:.1f}s; "
           f"exploitability {x.exploitability_mbb:.4f} mbb/hand; "

@@ -354,6 +354,9 @@ def test_10_a_first_solve_says_it_is_compiling(tmp_path, monkeypatch, capsys):
     assert main(["solve", "--preset", "tiny-no-draw", "--iterations", "2", "--out", str(tmp_path / "r2"),
                  "--no-charts"]) == 0
     assert re.search(r"^compiling \S*<lambda> \.\.\. \d+\.\d s$", capsys.readouterr().out, re.M)
+    assert main(["solve", "--preset", "tiny-no-draw", "--iterations", "2", "--out", str(tmp_path / "r3"),
+                 "--no-charts", "--quiet"]) == 0
+    assert "compiling" not in capsys.readouterr().out
 
 
 def test_11_eval_says_when_hands_share_a_card():

@@ -118,6 +118,14 @@ def test_schedules():
         Schedule("sgd")
 
 
+def test_the_command_offers_every_algorithm():
+    from solver.cli import build_parser
+
+    solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
+    choices = next(a.choices for a in solve_parser._actions if a.dest == "algorithm")
+    assert tuple(choices) == ALGORITHMS and ALGORITHMS[0] == Schedule().algorithm
+
+
 def test_average_strategy_is_a_distribution_over_legal_actions():
     engine = Engine(load_preset("tiny-double-draw"))
     engine.run_iterations(30)
@@ -225,6 +233,11 @@ PINNED = [
      "0x1.817f1725aba7bp-5", "5251e25d6a525c17d6411429d052e5dcab291444f577319480b58a4fed0df162"),
     ("single-draw", (40, 24), "dcfr", 20, "0x1.50e1ccc2aa127p-2", "0x1.7528d9702cecap-3",
      "0x1.0ef821c956b47p-6", "a8ed9c0cb4fb29b51a24b81e621507919d24977613f0697c5d5f826d55f953d1"),
+    # dcfr-ramp came after 74a7de1: pinned as of its introduction (commit after c58ed3e).
+    ("tiny-single-draw", None, "dcfr-ramp", 30, "0x1.6a18bac0d66d1p-4", "-0x1.5f9e9363f4413p-5",
+     "0x1.0677b3116e95ap-4", "9857e809bf11591482dea46df95f018ac26436604281ec1fa176d889634b8fcd"),
+    ("tiny-double-draw", None, "dcfr-ramp", 30, "0x1.2105edd51be08p-2", "0x1.321c6437bd88dp-4",
+     "0x1.b66e1d82f1371p-4", "44cdc1216df1a62732a482fa355c41515f73d12b3388f59f804e2400d102f2a6"),
 ]
 
 
@@ -263,8 +276,12 @@ def test_resume_refuses_other_config_and_damage(tmp_path):
     solve(load_preset("tiny-no-draw"), iterations=5, out_dir=tmp_path)
     with pytest.raises(CheckpointError, match="not single-draw"):
         solve(load_preset("tiny-single-draw"), iterations=10, out_dir=tmp_path, resume=True)
-    with pytest.raises(CheckpointError, match="made with dcfr"):
+    with pytest.raises(CheckpointError, match=r"made with dcfr-ramp, not cfr\+"):
         solve(load_preset("tiny-no-draw"), "cfr+", iterations=10, out_dir=tmp_path, resume=True)
+    # Without a named algorithm, a resume takes the checkpoint's (a run made before the default changed).
+    solve(load_preset("tiny-no-draw"), "cfr", iterations=3, out_dir=tmp_path / "old")
+    assert solve(load_preset("tiny-no-draw"), iterations=6, out_dir=tmp_path / "old",
+                 resume=True).engine.algorithm == "cfr"
     checkpoint = tmp_path / CHECKPOINT_NAME
     data = checkpoint.read_bytes()
     checkpoint.write_bytes(data[: len(data) // 2])

@@ -33,6 +33,9 @@ from solver.cfr.engine import Engine
 from solver.game.config import DEFAULT_BETS, GameConfig
 
 
+PART_MARK = "bench_ray part: "
+
+
 def _rss_of(pid: int) -> int:
     """Peak resident memory of a process on this machine (VmHWM), bytes."""
     with open(f"/proc/{pid}/status") as f:
@@ -78,7 +81,9 @@ def _part(name: str, args) -> dict:
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"the {name} part failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    # The part's own line (Ray may forward its actors' output to the driver's stdout too).
+    line = next(line for line in reversed(out.stdout.splitlines()) if line.startswith(PART_MARK))
+    return json.loads(line[len(PART_MARK):])
 
 
 def main(argv=None) -> int:
@@ -91,10 +96,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     config = GameConfig(draws=2, cap=args.cap, bets=DEFAULT_BETS[2])
     if args.part == "one":
-        print(json.dumps(_one_process(config, args.iterations, args.actors)))
+        print(PART_MARK + json.dumps(_one_process(config, args.iterations, args.actors)), flush=True)
         return 0
     if args.part == "ray":
-        print(json.dumps(_ray(config, args.iterations, args.actors)))
+        print(PART_MARK + json.dumps(_ray(config, args.iterations, args.actors)), flush=True)
         return 0
 
     one = _part("one", args)

@@ -78,14 +78,14 @@ def bench_algorithms(args) -> dict:
     schedules on double draw at cap 2 until 1 mbb/hand (``--target``) or ``--iterations``."""
     from solver.tables.charts import plot_convergence
     from solver.game.config import DEFAULT_BETS, GameConfig, load_preset
-    from solver.cfr.engine import ALGORITHMS
+    from solver.cfr.engine import ALGORITHMS, DEFAULT_ALGORITHM
     from solver.cfr.solve import solve
 
     out = ROOT / "results" / "algorithms"
     out.mkdir(parents=True, exist_ok=True)
     runs, rows = {}, []
     if args.double:
-        config, algorithms, name = GameConfig(draws=2, cap=2, bets=DEFAULT_BETS[2]), ("dcfr-ramp", "dcfr"), \
+        config, algorithms, name = GameConfig(draws=2, cap=2, bets=DEFAULT_BETS[2]), (DEFAULT_ALGORITHM, "dcfr"), \
             "double-draw-cap2"
         title = "Double-draw Badugi (cap 2): the two DCFR schedules"
     else:
@@ -112,7 +112,8 @@ def bench_algorithms(args) -> dict:
                 writer.writerow([algorithm, i, f"{s:.3f}", f"{x:.6g}"])
     plot_convergence(runs, out / f"{name}-convergence", title)
     return {**machine(), "game": config.describe(), "chart": f"results/algorithms/{name}-convergence.png",
-            "iterations": args.iterations, "runs": rows}
+            "iterations": args.iterations, "check_every": args.check_every,
+            "target_mbb": args.target if args.double else None, "runs": rows}
 
 
 def bench_throughput(args) -> dict:
@@ -281,8 +282,9 @@ def _timed(fn) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "memory", "double", "caps"])
-    parser.add_argument("--algorithm", default="dcfr-ramp")
-    parser.add_argument("--target", type=float, default=0.1, help="single: target mbb/hand")
+    parser.add_argument("--algorithm", default=None, help="single, double: the algorithm (default: the solver's)")
+    parser.add_argument("--target", type=float, default=None,
+                        help="single: target mbb/hand (default 0.1); algorithms --double: default 1")
     parser.add_argument("--max-iterations", type=int, default=20_000)
     parser.add_argument("--iterations", type=int, default=1000, help="algorithms: iterations per run; "
                         "throughput: iterations per timing")
@@ -298,8 +300,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.what == "throughput" and args.iterations == 1000:
         args.iterations = 20
-    if args.double and args.target == 0.1:
-        args.target = 1.0
+    if args.target is None:
+        args.target = 1.0 if args.double else 0.1
+    if args.algorithm is None and args.what == "single":  # (double: a resumed run keeps its own)
+        from solver.cfr.engine import DEFAULT_ALGORITHM
+
+        args.algorithm = DEFAULT_ALGORITHM
     if args.check_every is None:
         args.check_every = {"single": 50, "algorithms": 25, "double": 10, "scaling": 25}.get(args.what)
     result = {"single": bench_single, "algorithms": bench_algorithms, "throughput": bench_throughput,

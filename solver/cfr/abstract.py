@@ -14,7 +14,7 @@ class-to-bucket maps, is the strategy of the real game, and its
 exploitability is measured there exactly, at full resolution, by
 :class:`solver.cfr.streamed.StreamedWalker`: the certificate.
 
-Iterations are DCFR (or CFR+, linear, vanilla) with alternating updates.
+Iterations are dcfr-ramp, the default (or DCFR, CFR+, linear, vanilla), with alternating updates.
 A walk's subtrees run in parallel. Public nodes share slots across subtrees,
 so the subtrees come in *groups* (those sharing any slot, found once by
 :func:`kernels.cut_groups`), and a thread walks whole groups: threads write

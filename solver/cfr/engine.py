@@ -73,12 +73,11 @@ class Schedule:
             return Discount(1.0, 1.0, 0.0, 1.0, 1.0)
         if self.algorithm == "cfr+":
             return Discount(1.0, 1.0, 1.0, 1.0, float(t))
-        if self.algorithm == "dcfr-ramp":
-            alpha = min(RAMP_TOP, 1.0 + t / RAMP_ITERATIONS)
-            return Discount(prev ** alpha / (prev ** alpha + 1.0), 0.0, 0.0, (prev / t) ** RAMP_GAMMA, 1.0)
         alpha, beta, gamma = (1.0, 1.0, 1.0) if self.algorithm == "linear" else (self.alpha, self.beta, self.gamma)
+        if self.algorithm == "dcfr-ramp":  # alpha of iteration t (its scale applies to t-1 iterations)
+            alpha, beta, gamma = min(RAMP_TOP, 1.0 + t / RAMP_ITERATIONS), float("-inf"), RAMP_GAMMA
         pos = prev ** alpha / (prev ** alpha + 1.0)
-        neg = prev ** beta / (prev ** beta + 1.0)
+        neg = 0.0 if beta == float("-inf") else prev ** beta / (prev ** beta + 1.0)
         return Discount(pos, neg, 0.0, (prev / t) ** gamma, 1.0)
 
 

@@ -191,7 +191,7 @@ class RaySetup(NamedTuple):
     actor_cpus: float = 1.0
 
 
-def solve(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, iterations: int | None = None,
+def solve(config: GameConfig, algorithm: str | None = None, iterations: int | None = None,
           target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
           resume: bool = False, progress: Callable[[str], None] | None = None,
           check_every: int | None = None, streamed: bool | None = None,
@@ -199,7 +199,9 @@ def solve(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, iterations: in
     """Solve ``config``; write results to ``out_dir`` if given. See the module docstring.
     ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
     (None: when it must). ``locks``: decisions fixed by a lock file (a resume must give the
-    same one). ``ray``: run the subtrees in Ray actors (the same result, bit for bit)."""
+    same one). ``ray``: run the subtrees in Ray actors (the same result, bit for bit).
+    ``algorithm``: None is the default algorithm for a new run, and the checkpoint's own for
+    a resumed one (a named one must be the checkpoint's)."""
     check_stopping_rules(iterations, target_mbb, time_limit)
     say = progress or (lambda line: None)
     out = Path(out_dir) if out_dir is not None else None
@@ -211,6 +213,7 @@ def solve(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, iterations: in
         if checkpoint_path is None:
             raise ValueError("resume needs an output directory holding a checkpoint")
         data = load_checkpoint(checkpoint_path, config, algorithm)
+        algorithm = str(data["algorithm"])
         given = locks.text if locks is not None else ""
         if data["lock_toml"] != given:
             raise CheckpointError(f"{checkpoint_path} was solved " + ("without a lock file" if not data["lock_toml"]
@@ -227,6 +230,7 @@ def solve(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, iterations: in
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
     else:
+        algorithm = algorithm or DEFAULT_ALGORITHM
         engine = make_engine(config, algorithm, streamed=streamed, locks=locks, ray=ray)
     if engine.locks is not None:
         say(engine.locks.describe())
