@@ -99,13 +99,15 @@ def test_a_stop_at_any_moment_then_resume_is_the_run_done_in_one_go(one_go, tmp_
                                                                     algorithm, target, call):
     config = load_preset("tiny-double-draw")
     out = tmp_path / "run"
+    # (Python's default handler, or SIG_IGN where the shell started the tests in the background.)
+    handler = signal.getsignal(signal.SIGINT)
     with monkeypatch.context() as patch:
         _interrupt_on(patch, target, call)
         with pytest.raises(KeyboardInterrupt):
             solve(config, algorithm, iterations=ITERATIONS, out_dir=out)
     stopped_at = int(load_checkpoint(out / CHECKPOINT_NAME)["iteration"])
     assert 1 <= stopped_at <= ITERATIONS
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is given back
+    assert signal.getsignal(signal.SIGINT) is handler  # the handler is given back
     solve(config, algorithm, iterations=ITERATIONS, out_dir=out, resume=True)
     assert (out / STRATEGY_NAME).read_bytes() == one_go[algorithm]
 
