@@ -196,6 +196,7 @@ def bench_double(args) -> dict:
     wall = time.perf_counter() - t0
     conv = result.convergence
     return {**machine(), "planned_bytes": plan.bytes, "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "algorithm": result.engine.algorithm,
             "iterations": result.iterations, "seconds": result.seconds, "wall_seconds_this_run": wall,
             "seconds_per_iteration": result.seconds / max(result.iterations, 1),
             "exploitability_mbb": result.exploitability.exploitability_mbb,

@@ -275,10 +275,11 @@ def render() -> str:
     memory = load("memory")
     if double:
         reached = double.get("reached_1_mbb_at")
-        out += ["## Double draw at full resolution (cap 4)", "", f"`{double['command']}`", "",
+        out += ["## Double draw at full resolution (cap 4)", "", f"`{double['command']}` ({double.get('date', '')}; "
+                f"algorithm {double.get('algorithm', 'dcfr')})", "",
                 "| measure | figure |", "|---|---:|",
                 f"| planned memory | {double['planned_bytes'] / 2**30:.2f} GiB |",
-                f"| peak resident memory of this run (see the notes below) | {double['max_rss_bytes'] / 2**30:.2f} GiB |",
+                f"| peak resident memory of this run | {double['max_rss_bytes'] / 2**30:.2f} GiB |",
                 *([f"| peak resident memory of a whole solve with its outputs, now "
                    f"(`{memory['command']}`) | {memory['max_rss_bytes'] / 2**30:.2f} GiB |"] if memory else []),
                 f"| seconds per iteration (checks every 20 iterations included) | {double['seconds_per_iteration']:.2f} |",
