@@ -25,6 +25,16 @@ certified exploitability against memory and against solving time.
 abstract best response and the full-resolution certificate of the strategy after
 that iteration (minutes each; about 16 GiB).
 
+``prune``: pruned walks (skipping what the opponent never reaches) against full walks in
+the abstract solver: double draw at cap 4 (``--buckets`` a round, the whole history
+remembered) solved both ways to each count of ``--iterations``: seconds per iteration,
+abstract and certified exploitability; with ``--checkpoint FILE`` (a solve's, e.g. the
+``triple-draw`` preset's), also iterations from that checkpoint, pruned and full in turn
+(``--rounds`` of each) on one engine (nothing is written).
+
+    python scripts/bench/bench_real_game.py prune --buckets 64 --iterations 100 200 \
+        --checkpoint runs/triple-draw-cap4/checkpoint.npz --rounds 2
+
 Prints a table; ``--json`` for run_all.py.
 """
 
@@ -166,9 +176,54 @@ def triple() -> dict:
             "certified_mbb": certified.exploitability_mbb, "certificate_seconds": certificate_s}
 
 
+def prune_study(buckets: int, checkpoints, checkpoint: str | None, rounds: int) -> dict:
+    base = load_preset("double-draw")
+    config = dataclasses.replace(base, buckets=(buckets,) * base.rounds, recall=base.draws)
+    rows = []
+    for pruned in (False, True):
+        engine = AbstractEngine(config, pruned=pruned)
+        engine.run_iterations(1)  # compiling
+        seconds = 0.0
+        for target in checkpoints:
+            t0 = time.perf_counter()
+            engine.run_iterations(target - engine.iteration)
+            seconds += time.perf_counter() - t0
+            abstract, certified = engine.abstract_exploitability(), engine.exploitability()
+            rows.append({"game": config.describe(), "pruned": pruned, "iterations": target,
+                         "seconds_per_iteration": seconds / (target - 1), "abstract_mbb": abstract.exploitability_mbb,
+                         "certified_mbb": certified.exploitability_mbb})
+            _say(f"{'pruned' if pruned else 'full'}: {target} its, {rows[-1]['seconds_per_iteration']:.3f} s/it, "
+                 f"abstract {abstract.exploitability_mbb:.2f}, certified {certified.exploitability_mbb:.2f}")
+    data = {"double": rows}
+    if checkpoint and not Path(checkpoint).is_file():
+        _say(f"no checkpoint at {checkpoint}: the timing from it is not run")
+        data["checkpoint"] = {"missing": str(checkpoint)}
+    elif checkpoint:
+        from solver.cfr.files import load_checkpoint
+        saved = load_checkpoint(Path(checkpoint))
+        engine = AbstractEngine(saved["config"], str(saved["algorithm"]), row_of=saved["row_of"])
+        engine.load_storage(saved["regret"], saved["strat_sum"])
+        engine.iteration = int(saved["iteration"])
+        del saved
+        times = {"pruned": [], "full": []}
+        for _ in range(rounds):
+            for pruned in (True, False):
+                engine.pruned = pruned
+                t0 = time.perf_counter()
+                engine.run_iterations(1)
+                times["pruned" if pruned else "full"].append(time.perf_counter() - t0)
+                _say(f"{engine.config.describe()}, iteration {engine.iteration}: "
+                     f"{'pruned' if pruned else 'full'} {times['pruned' if pruned else 'full'][-1]:.1f} s")
+        data["checkpoint"] = {"game": engine.config.describe(), "path": str(checkpoint),
+                              "from_iteration": engine.iteration - 2 * rounds, **times}
+    return data
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=["recall", "triple", "curve", "all"])
+    parser.add_argument("part", choices=["recall", "triple", "curve", "prune", "all"])
+    parser.add_argument("--checkpoint", help="prune: also time iterations from this solve's checkpoint")
+    parser.add_argument("--rounds", type=int, default=2, help="prune: pruned and full iterations from the checkpoint")
     parser.add_argument("--scales", type=float, nargs="+", default=[0.25, 0.5],
                         help="curve: sizes of the preset's abstraction to solve (bucket counts scaled)")
     parser.add_argument("--minutes", type=float, default=30.0, help="curve: solving minutes per abstraction")
@@ -189,6 +244,8 @@ def main(argv=None) -> int:
         data["recall"] = recall_study(args.buckets, args.recalls, sorted(args.iterations), args.preset, args.cap)
     if args.part in ("triple", "all"):
         data["triple"] = triple()
+    if args.part == "prune":
+        data["prune"] = prune_study(args.buckets[0], sorted(args.iterations), args.checkpoint, args.rounds)
     if args.part == "curve":
         data["curve"] = curve(args.scales, args.minutes, args.runs)
         if args.plot:
@@ -204,6 +261,14 @@ def main(argv=None) -> int:
     for row in data.get("curve", []):
         print(f"{row['game']}: {row['memory_bytes'] / 2**30:.2f} GiB, {row['iterations']} iterations in "
               f"{row['seconds'] / 60:.0f} min: certified {row['certified_mbb']:.1f} mbb/hand")
+    for row in data.get("prune", {}).get("double", []):
+        print(f"{row['game']}, {'pruned' if row['pruned'] else 'full walks'}, {row['iterations']} its: "
+              f"{row['seconds_per_iteration']:.3f} s/it, abstract {row['abstract_mbb']:.2f} mbb/hand, "
+              f"certified {row['certified_mbb']:.2f}")
+    if "pruned" in data.get("prune", {}).get("checkpoint", {}):
+        c = data["prune"]["checkpoint"]
+        print(f"{c['game']}, from iteration {c['from_iteration']}: pruned "
+              + ", ".join(f"{x:.0f}" for x in c["pruned"]) + " s; full " + ", ".join(f"{x:.0f}" for x in c["full"]) + " s")
     if "triple" in data:
         t = data["triple"]
         print(f"{t['game']}: {t['entries']:,} entries, set-up {t['setup_seconds']:.0f} s, "

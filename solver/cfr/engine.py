@@ -82,15 +82,17 @@ class Schedule:
 
 
 @contextmanager
-def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.ndarray, seats, discount: Discount):
+def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.ndarray | None, seats,
+                      discount: Discount):
     """Around the update walks of ``seats`` on a layout with shared slots: discount their regrets
-    and strategy sums once, give the walks a discount that only adds (the iteration's strategy
-    weight kept), and floor the regrets at zero after them for CFR+."""
+    and strategy sums (none if ``strat_sum`` is None) once, give the walks a discount that only
+    adds (the iteration's strategy weight kept), and floor the regrets at zero after them for CFR+."""
     for seat in seats:
         kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, discount.pos_scale,
                               discount.neg_scale, False)
-        kernels.discount_seat(strat_sum, layout.slot_offset, layout.slot_seat, seat, discount.sum_scale,
-                              discount.sum_scale, False)
+        if strat_sum is not None:
+            kernels.discount_seat(strat_sum, layout.slot_offset, layout.slot_seat, seat, discount.sum_scale,
+                                  discount.sum_scale, False)
     yield Discount(1.0, 1.0, 0.0, 1.0, discount.sum_weight)
     if discount.floor > 0.0:
         for seat in seats:

@@ -21,6 +21,18 @@ Three policies share the walk:
   maximises state by state (exact best response: by the Markov property of
   value classes, conditioning on past values cannot help).
 - ``EVALUATE``: both seats play the average strategy.
+- ``UPDATE_PRUNED``: as ``UPDATE``, but the strategy sums updated are the
+  opponent's (his reach times his current strategy, at his decisions), so
+  nothing in a subtree the opponent never reaches changes any storage, and
+  such subtrees are skipped (a seat's sums then come from the other seat's
+  walk: in alternating updates, the strategies the other seat faced). Its
+  discount must only add (the storage discounted before the walk).
+
+Pruning: below an opponent's action that leaves his reach vector all zero,
+the traverser's values are zero, and best-response, evaluate and pruned update
+walks skip the subtree (the same bits: every skipped term is zero). Walks
+that record reach at nodes, or a best response asked for its action values,
+walk everything.
 
 Card buckets: with an abstraction, a decision node's rows hold one entry per
 bucket of its round instead of one per value class, and the strategy of a
@@ -60,7 +72,7 @@ from abstractions.random import uniform
 from ..game.layout import LayoutArrays, key_slot
 from ..game.tree import DRAW, FOLD, SHOWDOWN
 
-UPDATE, BEST_RESPONSE, EVALUATE = 0, 1, 2
+UPDATE, BEST_RESPONSE, EVALUATE, UPDATE_PRUNED = 0, 1, 2, 3
 FULL, COLLECT, TRUNK = 0, 1, 2
 SAMPLE_NONE, SAMPLE_DRAWS, SAMPLE_ALL = 0, 1, 2   # where a sampled walk samples the opponent
 
@@ -314,11 +326,11 @@ def _discounted_sum(old, added, discount):
 
 @njit(cache=True, fastmath=True)
 def _update_buckets(regret, strat_sum, rows_at, n_act, width, row_of, rnd, chance, own_reach, strat,
-                    child_val, val, discount, bucket_sums):
-    """Regret and strategy-sum update of a node with shared rows: a row's regret sums the
-    counterfactual regrets of the classes (and public nodes) sharing it: value differences
-    weighted by the traverser's chance-only reach. (``row_of[rnd, s]``: no view of the shared
-    table.)"""
+                    child_val, val, discount, bucket_sums, own_sums):
+    """Regret and (with ``own_sums``) strategy-sum update of a node with shared rows: a row's
+    regret sums the counterfactual regrets of the classes (and public nodes) sharing it: value
+    differences weighted by the traverser's chance-only reach. (``row_of[rnd, s]``: no view of
+    the shared table.)"""
     for a in range(n_act):
         bucket_sums[:, :width] = 0.0
         for s in range(len(val)):
@@ -328,7 +340,29 @@ def _update_buckets(regret, strat_sum, rows_at, n_act, width, row_of, rnd, chanc
         base = rows_at + a * width
         for b in range(width):
             regret[base + b] = _discounted_regret(regret[base + b], bucket_sums[0, b], 0.0, discount)
-            strat_sum[base + b] = _discounted_sum(strat_sum[base + b], discount.sum_weight * bucket_sums[1, b], discount)
+            if own_sums:
+                strat_sum[base + b] = _discounted_sum(strat_sum[base + b], discount.sum_weight * bucket_sums[1, b],
+                                                      discount)
+
+
+@njit(cache=True, fastmath=True)
+def _add_sums(strat_sum, rows_at, n_act, width, shared_rows, row_of, rnd, reach, strat, discount, bucket_sums):
+    """Adds the iteration's reach-weighted strategy of the seat acting at a node to its strategy
+    sums (a pruned walk's update of the opponent; rows shared by classes sum them)."""
+    n_states = len(reach)
+    for a in range(n_act):
+        base = np.uint64(rows_at) + np.uint64(a) * np.uint64(width)
+        if not shared_rows:
+            for s in range(n_states):
+                i = base + np.uint64(s)
+                strat_sum[i] = _discounted_sum(strat_sum[i], discount.sum_weight * reach[s] * strat[a, s], discount)
+        else:
+            bucket_sums[1, :width] = 0.0
+            for s in range(n_states):
+                bucket_sums[1, row_of[rnd, s]] += reach[s] * strat[a, s]
+            for b in range(width):
+                i = base + np.uint64(b)
+                strat_sum[i] = _discounted_sum(strat_sum[i], discount.sum_weight * bucket_sums[1, b], discount)
 
 
 @njit(cache=True)
@@ -440,9 +474,15 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                                                        work.stack_next)
     agg, temp, chance_at, chance_level, ones = work.agg, work.temp, work.chance_at, work.chance_level, work.ones
     per_bucket, bucket_sums, scratch = work.per_bucket, work.bucket_sums, work.scratch
-    track_chance = shared_rows and policy == UPDATE
+    updating = policy == UPDATE or policy == UPDATE_PRUNED
+    own_sums = policy == UPDATE
+    track_chance = shared_rows and updating
     summarise = policy == EVALUATE and record.summary.shape[0] > 0
     own_slot = child_val.shape[1] - 1
+    # Skip what the opponent never reaches (see the module docstring): not while collecting the
+    # reach at cuts, nor where reach is recorded or a best response's action values are asked for.
+    prune = mode != COLLECT and rec_reach.shape[0] == 0 and (
+        policy == UPDATE_PRUNED or policy == EVALUATE or (policy == BEST_RESPONSE and regret.shape[0] == 0))
 
     for s in range(n_states):
         reach[0, 0, s] = reach_button[s]
@@ -450,6 +490,13 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     if track_chance:
         chance_at[0, :] = chance
         chance_level[0] = 0
+    if prune:
+        live = 0.0
+        for s in range(n_states):
+            live += reach[0, opponent, s]
+        if live == 0.0:
+            out_value[:] = 0.0
+            return 0
     depth = 0
     stack_node[0] = root
     stack_next[0] = 0
@@ -466,7 +513,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
         width = row_width[rnd]
         if k == 0:
             # Entering: the acting seat's strategy at this node.
-            if policy == UPDATE or policy == EVALUATE or acting == opponent:
+            if updating or policy == EVALUATE or acting == opponent:
                 if shared_rows:
                     _node_strategy(play, rows_at, n_act, rnd, is_draw, layout, per_bucket, temp, scratch,
                                    strat[depth])
@@ -499,6 +546,15 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
             else:
                 for s in range(n_states):
                     reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
+            if prune and acting == opponent and needs_reach:
+                live = 0.0
+                for s in range(n_states):
+                    live += reach[depth + 1, opponent, s]
+                if live == 0.0:
+                    # The opponent never gets here: every value below is zero.
+                    for s in range(n_states):
+                        child_val[depth, k, s] = 0.0
+                    continue
             if track_chance and needs_reach:
                 # Chance-only reach changes only at the traverser's own draws.
                 if is_draw and acting == traverser:
@@ -575,7 +631,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                 for a in range(1, n_act):
                     for s in range(n_states):
                         child_val[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
-                if policy == UPDATE:
+                if updating:
                     if is_draw:
                         # Illegal counts get no regret: their value is set to the node's.
                         for a in range(n_act):
@@ -585,7 +641,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                     if layout.lock_code.shape[0] > 0:
                         _locked_regret_base(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val,
                                             depth, vd, vk)
-                    if not shared_rows:
+                    if not shared_rows and own_sums:
                         # Unsigned flat offsets: no wraparound (signed ones make the loads gathers) and
                         # no views of the storage (a contended reference count per node).
                         for a in range(n_act):
@@ -597,16 +653,27 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                                 strat_sum[i] = _discounted_sum(
                                     strat_sum[i], discount.sum_weight * reach[depth, traverser, s] * strat[depth, a, s],
                                     discount)
+                    elif not shared_rows:
+                        for a in range(n_act):
+                            row = np.uint64(rows_at) + np.uint64(a) * np.uint64(n_states)
+                            for s in range(n_states):
+                                i = row + np.uint64(s)
+                                regret[i] = _discounted_regret(regret[i], child_val[depth, a, s],
+                                                               child_val[vd, vk, s], discount)
                     else:
                         _update_buckets(regret, strat_sum, rows_at, n_act, width, layout.row_of, rnd,
                                         chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
-                                        child_val[depth], child_val[vd, vk], discount, bucket_sums)
+                                        child_val[depth], child_val[vd, vk], discount, bucket_sums, own_sums)
             else:
                 for s in range(n_states):
                     child_val[vd, vk, s] = child_val[depth, 0, s]
                 for a in range(1, n_act):
                     for s in range(n_states):
                         child_val[vd, vk, s] += child_val[depth, a, s]
+                if policy == UPDATE_PRUNED:
+                    # The opponent's strategy sums, from his reach (a pruned walk's sums).
+                    _add_sums(strat_sum, rows_at, n_act, width, shared_rows, layout.row_of, rnd,
+                              reach[depth, opponent], strat[depth], discount, bucket_sums)
             if rec_index[node] >= 0:
                 rec_value[rec_index[node], traverser, :] = child_val[vd, vk]
             # Hand the value on (through the draw table at the traverser's draws).
@@ -722,6 +789,25 @@ def fill_cut(shape, shape_phase, shape_pot, shape_records, pot, record, rule, co
                 entry_offset[i] = rule.slot_offset[slot]
 
 
+@njit(cache=True)
+def _reached(cut_reach, c, seat):
+    """Whether ``seat`` reaches cut ``c`` at all (a function, out of the ``prange`` bodies: see
+    :func:`_clear_value`)."""
+    for s in range(cut_reach.shape[2]):
+        if cut_reach[c, seat, s] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _clear_value(cut_value, c):
+    """Cut ``c``'s value is 0. (Not ``cut_value[c, :] = 0.0`` in the ``prange`` body: compiled
+    there, that write was lost, and a walk read the cut's value from the walk before: measured
+    against the same code run as Python; tests/test_streamed.py keeps it.)"""
+    for s in range(cut_value.shape[1]):
+        cut_value[c, s] = 0.0
+
+
 @njit(cache=True, parallel=True)
 def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape,
                       shape_phase, shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, n_threads,
@@ -764,17 +850,14 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
             layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
                                   trunk_layout.shared_rows, trunk_layout.lock_code)
             for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
-                reached = 0.0
-                for s in range(n_states):
-                    reached += cuts.reach[c, opponent, s]
-                if reached == 0.0:
-                    cuts.value[c, :] = 0.0
-                    continue
-                fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
-                         entry_offset)
-                traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
-                         no_update, tree, layout, draws, play, no_storage, no_storage, shape_cuts, chunk_work,
-                         cuts.value[c], chunk_record)
+                if not _reached(cuts.reach, c, opponent):
+                    _clear_value(cuts.value, c)
+                else:
+                    fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
+                             entry_offset)
+                    traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
+                             no_update, tree, layout, draws, play, no_storage, no_storage, shape_cuts, chunk_work,
+                             cuts.value[c], chunk_record)
         summary = record.summary
         for chunk in range(n_chunks):
             summary += sums[chunk]
@@ -1030,7 +1113,7 @@ def cut_groups(shape, shape_phase, shape_pot, shape_records, cut_pot, cut_record
 
 
 @njit(cache=True, parallel=True)
-def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape, shape_phase,
+def update_streamed(traverser, policy, adding, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape, shape_phase,
                     shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, regret, strat_sum,
                     regret_delta, chunk_cuts, chunk_start, record):
     """One seat's update walk over a streamed game (see :func:`traverse_streamed`), whose public
@@ -1043,7 +1126,9 @@ def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut
     them); regrets go to ``regret_delta`` (zero on entry, zeroed again on return), added to
     ``regret`` after the walks, which read the iteration's strategy from ``play`` (the regrets).
     The trunk (the first round, whose slots no subtree shares) is updated last, in place.
-    ``adding``: a discount that only adds.
+    ``policy``: ``UPDATE``, or ``UPDATE_PRUNED`` (cuts and subtrees the opponent never reaches
+    are skipped; the opponent's strategy sums are the ones added). ``adding``: a discount that
+    only adds.
     """
     n_states = deal_prob.shape[0]
     max_width = trunk_layout.row_width.max()
@@ -1055,8 +1140,9 @@ def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut
     root_value = np.zeros(n_states)
     work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
     first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, deal_prob, traverser, UPDATE, first_mode, adding, trunk, trunk_layout,
+    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, adding, trunk, trunk_layout,
              draws, play, regret, strat_sum, cuts, work, root_value, record)
+    opponent = 1 - traverser
     if n_cuts > 0:
         n_chunks = len(chunk_start) - 1
         for chunk in prange(n_chunks):
@@ -1069,15 +1155,18 @@ def update_streamed(traverser, adding, deal_prob, trunk, trunk_layout, cuts, cut
                                   trunk_layout.shared_rows, trunk_layout.lock_code)
             for j in range(chunk_start[chunk], chunk_start[chunk + 1]):
                 c = chunk_cuts[j]
-                fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
-                         entry_offset)
-                traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, UPDATE, FULL, adding,
-                         tree, layout, draws, play, regret_delta, strat_sum, shape_cuts, chunk_work,
-                         cuts.value[c], shape_record)
+                if policy == UPDATE_PRUNED and not _reached(cuts.reach, c, opponent):
+                    _clear_value(cuts.value, c)
+                else:
+                    fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
+                             entry_offset)
+                    traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
+                             adding, tree, layout, draws, play, regret_delta, strat_sum, shape_cuts, chunk_work,
+                             cuts.value[c], shape_record)
         for i in prange(len(regret)):
             regret[i] += regret_delta[i]
             regret_delta[i] = 0.0
-        traverse(0, deal_prob, deal_prob, deal_prob, traverser, UPDATE, TRUNK, adding, trunk, trunk_layout,
+        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, adding, trunk, trunk_layout,
                  draws, play, regret, strat_sum, cuts, work, root_value, record)
     total = 0.0
     for s in range(n_states):
