@@ -64,6 +64,17 @@ def test_streamed_walks_of_a_strategy_that_leaves_cuts_unreached():
     for a, b in ((ours.br_button, theirs.br_button), (ours.br_big_blind, theirs.br_big_blind),
                  (ours.game_value, theirs.game_value)):
         assert a == pytest.approx(b, rel=1e-12, abs=1e-15)
+    # Best-response and evaluate walks skip what the opponent never reaches; a walk with a record
+    # (here of no node) walks everything: the same bits, on both trees.
+    n = engine.n_states
+    unpruned = kernels.no_record(engine.tree.n_nodes, n)._replace(reach=np.zeros((1, 2, n)))
+    shape_unpruned = walker.shape_record._replace(reach=np.zeros((1, 2, n)))
+    trunk_unpruned = walker.no_record._replace(reach=np.zeros((1, 2, n)))
+    for seat, policy in ((0, kernels.BEST_RESPONSE), (1, kernels.BEST_RESPONSE), (0, kernels.EVALUATE)):
+        assert (engine.walker.walk(seat, policy, engine.regret, record=unpruned)
+                == engine.walker.walk(seat, policy, engine.regret))
+        assert (walker.walk(seat, policy, engine.regret, trunk_unpruned, shape_unpruned)
+                == walker.walk(seat, policy, engine.regret))
 
 
 def test_a_pruned_update_walk_is_the_full_walk():
@@ -97,6 +108,25 @@ def test_a_pruned_update_walk_is_the_full_walk():
         assert np.array_equal(pruned_regret, full_regret) and not np.array_equal(pruned_regret, regret)
         assert np.array_equal(pruned_sums[seat_of == seat], sums[seat_of == seat])
         assert np.array_equal(pruned_sums[seat_of != seat], their_sums[seat_of != seat])
+
+
+def test_pruned_solves_keep_the_regrets_of_full_walks():
+    """A pruned solve has the regrets of a solve walking everything, bit for bit, and the big
+    blind's strategy sums (to the last bits); the button's sums are over the strategies the big blind faced (one
+    update later), so they differ, and both averages converge alike."""
+    from solver.cfr.abstract import AbstractEngine
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
+    pruned, full = AbstractEngine(config), AbstractEngine(config, pruned=False)
+    for engine in (pruned, full):
+        engine.run_iterations(60)
+    seat_of = np.repeat(pruned.layout.slot_seat, np.diff(pruned.layout.slot_offset))
+    assert np.array_equal(pruned.regret, full.regret)
+    # (the same terms, summed by another compiled function: equal to the last bits)
+    assert np.allclose(pruned.strat_sum[seat_of == 1], full.strat_sum[seat_of == 1], rtol=1e-5, atol=0)
+    assert not np.array_equal(pruned.strat_sum[seat_of == 0], full.strat_sum[seat_of == 0])
+    ours, theirs = pruned.exploitability().exploitability_mbb, full.exploitability().exploitability_mbb
+    assert abs(ours - theirs) < 0.05 * theirs
 
 
 @pytest.mark.parametrize("preset", ["tiny-single-draw", "tiny-double-draw"])

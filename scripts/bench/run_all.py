@@ -183,8 +183,8 @@ def prune_rows() -> list[str]:
         return []
     out = ["## Pruned walks in the abstract solver", "", f"`{prune['command']}` ({prune.get('date', '')}, "
            f"{prune['threads']} threads)", "",
-           "A pruned walk skips every subtree below an opponent's action that leaves his reach all zero (regret "
-           "matching gives an action without positive regret probability exactly zero, so many have it); the "
+           "A pruned walk skips every subtree below an opponent's action that leaves his reach all zero (where "
+           "some action has positive regret, regret matching gives the others probability exactly zero); the "
            "traverser's regrets "
            "are the full walk's, and each seat's strategy sums are added in the other seat's walk (the strategies "
            "the other faced). Double draw at cap 4, solved both ways, each certified at full resolution:", "",

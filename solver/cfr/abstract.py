@@ -29,8 +29,9 @@ same reason an iteration's discount is applied once before a seat's walk,
 which only adds.
 
 Walks are pruned (``kernels.UPDATE_PRUNED``): below an opponent's action that
-leaves his reach all zero (regret matching gives every action without
-positive regret probability exactly zero) nothing changes any storage, and the
+leaves his reach all zero (where some action has positive regret, regret
+matching gives the others probability exactly zero) nothing changes any
+storage, and the
 subtree is skipped. For that, a walk adds the *opponent's* strategy sums
 (his reach times his strategy) instead of the traverser's, so each seat's
 average is over the strategies the other seat's walks faced; the regrets are

@@ -442,9 +442,10 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
 
     ``chance`` is the traverser's chance-only reach at ``root`` (used with
     buckets). ``play`` holds the rows whose normalisation is the strategy
-    played: the regrets in ``UPDATE``, the strategy sums or saved
-    probabilities in ``BEST_RESPONSE`` and ``EVALUATE``; ``regret`` and
-    ``strat_sum`` are written in ``UPDATE`` only, except that a ``BEST_RESPONSE``
+    played: the regrets in ``UPDATE`` and ``UPDATE_PRUNED``, the strategy sums
+    or saved probabilities in ``BEST_RESPONSE`` and ``EVALUATE``; ``regret``
+    and ``strat_sum`` are written in the update policies only (the traverser's
+    sums in ``UPDATE``, the opponent's in ``UPDATE_PRUNED``), except that a ``BEST_RESPONSE``
     walk given a non-empty ``regret`` writes there the traverser's value of
     each action at each of his decisions, in the storage's layout (per-class
     rows; how :mod:`solver.arena.exploit` reads a best-response strategy). A
