@@ -94,7 +94,8 @@ def main(argv=None) -> int:
                          "(the resolution matches need runs/single-draw)")
     games = [(name, RUNS / name) for name in names]
     # Rows of games not played now are kept (their strategies may be gone from runs/).
-    rows = [r for r in _read(OUT / "matches.csv") if r["game"] not in names]
+    # (The resolution matches are played on every run: their old rows go too.)
+    rows = [r for r in _read(OUT / "matches.csv") if r["game"] not in names and r["kind"] != "resolution"]
     gaps = [g for g in _read(OUT / "model_gap.csv") if Path(g["strategy"]).name not in names]
 
     def record(kind: str, game: str, result, model=None) -> None:

@@ -139,10 +139,16 @@ def cap4_rows() -> list[str]:
     if run and run.get("summary"):
         s = run["summary"]
         out += ["## Triple draw at cap 4: the preset's solve and its certificate", "",
-                f"`{run.get('command', 'python scripts/bench/run_log.py')}` ({run.get('date', '')}), over the logs of `badugi solve --preset triple-draw "
-                "--out runs/triple-draw-cap4 --time-limit 9000 --check-every 10` run under `/usr/bin/time -v` and "
-                "resumed with `--resume` after each stop (2 threads, this project's machine).", "",
-                f"{s['game']}: {s['iterations']} iterations in {s['seconds'] / 60:.0f} minutes of solving "
+                f"`{run.get('command', 'python scripts/bench/run_log.py')}` ({run.get('date', '')}), over the "
+                f"log{'s' if len(run['segments']) > 1 else ''} of `"
+                + (run.get("solve_command") or "badugi solve --preset triple-draw --out runs/triple-draw-cap4 "
+                   "--time-limit 9000 --check-every 10")
+                + "` run under `/usr/bin/time -v`"
+                + (" and resumed with `--resume` after each stop" if len(run["segments"]) > 1 else "")
+                + " (2 threads, this project's machine).", "",
+                f"{s['game']}: {s['iterations']} iterations"
+                + (f" of {s['algorithm']}" if s.get("algorithm") else "")
+                + f" in {s['seconds'] / 60:.0f} minutes of solving "
                 f"({s['threads']} threads); planned memory {s['memory_bytes'] / 2**30:.1f} GiB. The certificate "
                 f"(exact best responses at full resolution and the game value: three walks of the 242-million-node "
                 f"tree) took {s['certificate_seconds'] / 60:.1f} minutes: exploitability "
@@ -196,10 +202,12 @@ def prune_rows() -> list[str]:
     if c and "missing" in c:
         out += ["", f"(No checkpoint at {c['missing']}: the triple-draw timing was not run.)"]
     elif c:
-        out += ["", f"{c['game']}, iterations from the committed solve's checkpoint (iteration {c['from_iteration']}), "
+        out += ["", f"{c['game']}, iterations from the checkpoint {c['path']} (iteration {c['from_iteration']}), "
                 "pruned and full in turn on one engine: pruned " + ", ".join(f"{x:.0f}" for x in c["pruned"])
                 + " s; full " + ", ".join(f"{x:.0f}" for x in c["full"]) + " s (the first of each may include "
                 "compiling)."]
+    for note in prune.get("notes", []):
+        out += ["", note]
     return out + [""]
 
 

@@ -2,7 +2,8 @@
 
     /usr/bin/time -v badugi solve --preset triple-draw --out runs/triple-draw-cap4 ... > run1.log 2>&1
     /usr/bin/time -v badugi solve --preset triple-draw --out runs/triple-draw-cap4 --resume ... > run2.log 2>&1
-    python scripts/bench/run_log.py run1.log run2.log --summary runs/triple-draw-cap4/summary.json --json
+    python scripts/bench/run_log.py run1.log run2.log --summary runs/triple-draw-cap4/summary.json --json \
+        --solve 'badugi solve --preset triple-draw --out runs/triple-draw-cap4 ...'
 
 Each log is one process: the solve's own lines (resumed at, progress, done) and GNU
 time's report (peak resident memory, wall time, exit status). Prints one row per
@@ -50,14 +51,17 @@ def main(argv=None) -> int:
     parser.add_argument("logs", nargs="+")
     parser.add_argument("--summary", help="the run's summary.json")
     parser.add_argument("--note", action="append", default=[], help="a line about the run (repeatable)")
+    parser.add_argument("--solve", help="the solve command the logs are of, as run (quoted)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     data = {"command": " ".join(["python scripts/bench/run_log.py", *args.logs]
-                                + (["--summary", args.summary] if args.summary else [])),
+                                + (["--summary", args.summary] if args.summary else [])
+                                + ([f"--solve '{args.solve}'"] if args.solve else [])),
+            "solve_command": args.solve,
             "date": time.strftime("%Y-%m-%d"), "segments": [segment(Path(p)) for p in args.logs], "notes": args.note}
     if args.summary:
         s = json.loads(Path(args.summary).read_text())
-        data["summary"] = {k: s.get(k) for k in ("game", "iterations", "seconds", "exploitability_mbb",
+        data["summary"] = {k: s.get(k) for k in ("game", "algorithm", "iterations", "seconds", "exploitability_mbb",
                                                   "abstract_exploitability_mbb", "game_value_mbb", "br_button_mbb",
                                                   "br_big_blind_mbb", "certificate_seconds", "memory_bytes",
                                                   "threads", "stopped_by")}

@@ -809,6 +809,36 @@ def _clear_value(cut_value, c):
         cut_value[c, s] = 0.0
 
 
+@njit(cache=True)
+def _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets, max_width):
+    """One thread's buffers for walking cut subtrees: work buffers, and the shape's tree and layout
+    arrays whose contributions and entries :func:`_walk_cut` fills for each cut."""
+    work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
+    contrib = np.empty((len(shape.kind), 2))
+    entry_offset = np.empty(len(shape.kind), np.int64)
+    tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children, shape.node_round,
+                      shape.max_depth, shape.n_actions_max)
+    layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
+                          trunk_layout.shared_rows, trunk_layout.lock_code)
+    return work, tree, layout
+
+
+@njit(cache=True)
+def _walk_cut(c, skip_unreached, traverser, policy, discount, shape_phase, shape_pot, shape_records, cut_pot,
+              cut_record, rule, shape, tree, layout, draws, play, regret, strat_sum, cuts, shape_cuts, work, record):
+    """Cut ``c``'s subtree (the shape with the cut's contributions and entries) walked from the
+    reach in ``cuts.reach[c]``, its value into ``cuts.value[c]``; with ``skip_unreached``, a cut
+    the opponent never reaches is worth 0 and not walked. ``tree`` and ``layout`` come from
+    :func:`_cut_walker`."""
+    if skip_unreached and not _reached(cuts.reach, c, 1 - traverser):
+        _clear_value(cuts.value, c)
+        return
+    fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, tree.contrib,
+             layout.entry_offset)
+    traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL, discount, tree,
+             layout, draws, play, regret, strat_sum, shape_cuts, work, cuts.value[c], record)
+
+
 @njit(cache=True, parallel=True)
 def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape,
                       shape_phase, shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, n_threads,
@@ -834,31 +864,19 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
     first_mode = FULL if n_cuts == 0 else COLLECT
     traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, no_update, trunk, trunk_layout,
              draws, play, no_storage, no_storage, cuts, work, root_value, record)
-    opponent = 1 - traverser
     if n_cuts > 0:
         n_chunks = max(1, min(n_cuts, n_threads))
-        n_shape = len(shape.kind)
         # Each chunk sums its own summary; they are added in chunk order after the walks.
         sums = np.zeros((n_chunks,) + record.summary.shape)
         for chunk in prange(n_chunks):
             chunk_record = Record(shape_record.index, shape_record.reach, shape_record.value, sums[chunk],
                                   shape_record.column, shape_record.situation)
-            chunk_work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
-            contrib = np.empty((n_shape, 2))
-            entry_offset = np.empty(n_shape, np.int64)
-            tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children, shape.node_round,
-                              shape.max_depth, shape.n_actions_max)
-            layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
-                                  trunk_layout.shared_rows, trunk_layout.lock_code)
+            chunk_work, tree, layout = _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets,
+                                                   max_width)
             for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
-                if not _reached(cuts.reach, c, opponent):
-                    _clear_value(cuts.value, c)
-                else:
-                    fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
-                             entry_offset)
-                    traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
-                             no_update, tree, layout, draws, play, no_storage, no_storage, shape_cuts, chunk_work,
-                             cuts.value[c], chunk_record)
+                _walk_cut(c, True, traverser, policy, no_update, shape_phase, shape_pot, shape_records, cut_pot,
+                          cut_record, rule, shape, tree, layout, draws, play, no_storage, no_storage, cuts,
+                          shape_cuts, chunk_work, chunk_record)
         summary = record.summary
         for chunk in range(n_chunks):
             summary += sums[chunk]
@@ -1136,34 +1154,22 @@ def update_streamed(traverser, policy, adding, deal_prob, trunk, trunk_layout, c
     max_depth = max(trunk.max_depth, shape.max_depth)
     n_act_max = max(trunk.n_actions_max, shape.n_actions_max)
     n_sets = len(draws.set_size)
-    n_shape = len(shape.kind)
     n_cuts = len(cuts.nodes)
     root_value = np.zeros(n_states)
     work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
     first_mode = FULL if n_cuts == 0 else COLLECT
     traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, adding, trunk, trunk_layout,
              draws, play, regret, strat_sum, cuts, work, root_value, record)
-    opponent = 1 - traverser
     if n_cuts > 0:
         n_chunks = len(chunk_start) - 1
+        pruned = policy == UPDATE_PRUNED
         for chunk in prange(n_chunks):
-            chunk_work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
-            contrib = np.empty((n_shape, 2))
-            entry_offset = np.empty(n_shape, np.int64)
-            tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children,
-                              shape.node_round, shape.max_depth, shape.n_actions_max)
-            layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
-                                  trunk_layout.shared_rows, trunk_layout.lock_code)
+            chunk_work, tree, layout = _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets,
+                                                   max_width)
             for j in range(chunk_start[chunk], chunk_start[chunk + 1]):
-                c = chunk_cuts[j]
-                if policy == UPDATE_PRUNED and not _reached(cuts.reach, c, opponent):
-                    _clear_value(cuts.value, c)
-                else:
-                    fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, contrib,
-                             entry_offset)
-                    traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
-                             adding, tree, layout, draws, play, regret_delta, strat_sum, shape_cuts, chunk_work,
-                             cuts.value[c], shape_record)
+                _walk_cut(chunk_cuts[j], pruned, traverser, policy, adding, shape_phase, shape_pot, shape_records,
+                          cut_pot, cut_record, rule, shape, tree, layout, draws, play, regret_delta, strat_sum, cuts,
+                          shape_cuts, chunk_work, shape_record)
         for i in prange(len(regret)):
             regret[i] += regret_delta[i]
             regret_delta[i] = 0.0
