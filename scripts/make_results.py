@@ -61,17 +61,25 @@ def finished(run_dir: Path, stop: list[str]) -> bool:
             or (target is not None and summary["exploitability_mbb"] <= float(target)))
 
 
+def charts_current(run_dir: Path) -> bool:
+    """Whether a run's tables and charts were drawn after its strategy was written (a solve draws
+    them; for cap-4 triple draw drawing them again is two walks of minutes)."""
+    strategy = (run_dir / "strategy.npz").stat().st_mtime
+    files = [run_dir / name for name in COPIED if name not in ("summary.json", "convergence.csv")]  # (before it)
+    return all(f.is_file() and f.stat().st_mtime >= strategy for f in files) and any(run_dir.glob("draws_*.png"))
+
+
 def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) -> bool:
     """Solve (resuming), plot, copy the small files; False if there is nothing to publish."""
     resume = ["--resume"] if (run_dir / "checkpoint.npz").is_file() else []
     if stop and not finished(run_dir, stop):
-        extra = ["--check-every", "10"] if preset == "triple-draw" else []  # each check is minutes there
         t0 = time.time()
-        badugi("solve", "--preset", preset, "--out", str(run_dir), "--no-charts", *resume, *stop, *extra)
+        badugi("solve", "--preset", preset, "--out", str(run_dir), "--no-charts", *resume, *stop)
         SOLVING[0] += time.time() - t0
     if not (run_dir / "strategy.npz").is_file():
         return False
-    badugi("plot", str(run_dir))
+    if not charts_current(run_dir):
+        badugi("plot", str(run_dir))
     target = ROOT / "results" / name
     target.mkdir(parents=True, exist_ok=True)
     for pattern in CHART_GLOBS + ("draws.png", "draws.svg", "betting.png", "betting.svg"):
