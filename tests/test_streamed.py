@@ -77,6 +77,34 @@ def test_streamed_walks_of_a_strategy_that_leaves_cuts_unreached():
                 == walker.walk(seat, policy, engine.regret))
 
 
+@pytest.mark.parametrize("config, recall, draws", [
+    (load_preset("tiny-double-draw"), 1, True), (load_preset("tiny-double-draw"), 0, False),
+    (TINY_TRIPLE, 1, True), (TINY_TRIPLE, 2, False)])
+def test_cut_entries_are_what_each_walk_finds(config, recall, draws):
+    """The table of storage entries below every cut, built once, holds at every decision node what
+    :func:`kernels.fill_cut` finds for that cut from the recall rule; walks reading it give the
+    bits of walks that look each entry up."""
+    from solver.cfr.streamed import NO_CUT_ENTRIES, cut_entries
+
+    config = dataclasses.replace(config, recall=recall, remember_draws=draws)
+    engine = Engine(config)
+    engine.run_iterations(20)
+    walker = streamed(config, engine.layout)
+    game, shape = walker.game, walker.game.shape
+    entries = cut_entries(game, engine.layout)
+    assert entries.table.shape == (len(game.cut_nodes), int((shape.kind <= DRAW).sum()))
+    contrib, offsets = np.empty((shape.n_nodes, 2)), np.empty(shape.n_nodes, np.int64)
+    for c in range(len(game.cut_nodes)):
+        kernels.fill_cut(walker.shape_arrays, *walker.shape_annotations, game.cut_pot[c], game.cut_record[c],
+                         walker.rule, contrib, offsets)
+        assert np.array_equal(entries.table[c], offsets[entries.decisions])
+    assert (entries.table >= 0).any() and len(np.unique(entries.table)) > len(game.cut_nodes)
+    looked_up = StreamedWalker(game, engine.layout, walker.model, NO_CUT_ENTRIES)
+    for policy in (kernels.BEST_RESPONSE, kernels.EVALUATE):
+        for seat in (0, 1):
+            assert walker.walk(seat, policy, engine.strat_sum) == looked_up.walk(seat, policy, engine.strat_sum)
+
+
 def test_a_pruned_update_walk_is_the_full_walk():
     """A pruned update walk (``UPDATE_PRUNED``) skips what the opponent never reaches: the
     traverser's regrets are those of the full walk, and the sums it adds (the opponent's) are the
@@ -95,7 +123,8 @@ def test_a_pruned_update_walk_is_the_full_walk():
         kernels.update_streamed(seat, policy, adding, engine.bucket_game.deal_prob, engine.trunk_arrays,
                                 engine.trunk_layout, engine.cuts, engine.game.cut_pot, engine.game.cut_record,
                                 engine.shape_arrays, *engine.shape_annotations, engine.shape_cuts, engine.shape_record,
-                                engine.rule, engine.draws, read_only(regret.copy()), engine.regret, engine.strat_sum,
+                                engine.rule, engine.cut_entries, engine.draws, read_only(regret.copy()), engine.regret,
+                                engine.strat_sum,
                                 engine._delta, *engine.chunks(2), engine.no_record)
         return engine.regret.copy(), engine.strat_sum.copy(), (engine.cuts.reach[:, 1 - seat].sum(axis=1) == 0).sum()
 

@@ -18,7 +18,7 @@ each solved for ``--minutes`` and certified at full resolution; ``--runs DIR`` a
 already made (their ``summary.json``: the preset's own run); ``--plot FILE`` draws
 certified exploitability against memory and against solving time.
 
-    python scripts/bench/bench_real_game.py curve --scales 0.25 0.5 --minutes 30 --runs runs/triple-draw-cap4 \
+    python scripts/bench/bench_real_game.py curve --scales 0.25 0.5 --minutes 30 --runs results/triple-draw-cap4 \
         --plot results/triple-draw-cap4/abstraction_curve
 
 ``triple``: the ``triple-draw`` preset: engine set-up, one abstract iteration, the
@@ -34,6 +34,15 @@ abstract and certified exploitability; with ``--checkpoint FILE`` (a solve's, e.
 
     python scripts/bench/bench_real_game.py prune --buckets 64 --iterations 100 200 \
         --checkpoint runs/triple-draw-cap4/checkpoint.npz --rounds 2
+
+``entries``: the storage entries below every cut found once (a table) against looking
+each one up from the recall rule at every walk: the ``triple-draw`` preset's abstraction
+scaled by ``--scales`` (the first), ``--warm`` iterations first (compiling), then
+``--rounds`` pairs of iterations with the table and without on one engine (in ABBA order:
+iterations get dearer as a solve goes on), and one abstract best response each way; the
+table's build time and size.
+
+    python scripts/bench/bench_real_game.py entries --scales 1 --warm 1 --rounds 2
 
 Prints a table; ``--json`` for run_all.py.
 """
@@ -219,11 +228,55 @@ def prune_study(buckets: int, checkpoints, checkpoint: str | None, rounds: int) 
     return data
 
 
+def entries_study(scale: float, warm: int, rounds: int, preset: str = "triple-draw") -> dict:
+    """Iterations and abstract best responses of one engine with and without its table of cut
+    entries (see the module docstring). Iterations get dearer as a solve goes on, so each round
+    takes the two in turn in the order of the round before reversed (ABBA); the walks are
+    compiled first (the best response on a tiny game: the same types)."""
+    from solver.cfr.streamed import NO_CUT_ENTRIES, StreamedWalker, cut_entries
+
+    base = load_preset(preset)
+    config = dataclasses.replace(base, buckets=tuple(max(1, round(b * scale)) for b in base.buckets))
+    tiny = AbstractEngine(dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1,
+                                              remember_draws=True))
+    tiny.run_iterations(2)
+    tiny.progress_exploitability()  # compiling the best-response walks
+    engine = AbstractEngine(config)
+    t0 = time.perf_counter()
+    table = cut_entries(engine.game, engine.game_layout)
+    build = time.perf_counter() - t0
+    _say(f"{config.describe()}: table of {table.table.size:,} entries ({table.table.nbytes / 1e9:.2f} GB) "
+         f"built in {build:.1f} s; {warm} iteration(s) to warm up")
+    engine.run_iterations(warm)
+    ways = {"table": table, "looked_up": NO_CUT_ENTRIES}
+    times = {"table": [], "looked_up": []}
+    order = ["table", "looked_up"]
+    for _ in range(rounds):
+        for name in order:
+            engine.cut_entries = ways[name]
+            t0 = time.perf_counter()
+            engine.run_iterations(1)
+            times[name].append(time.perf_counter() - t0)
+            _say(f"iteration {engine.iteration}, {name}: {times[name][-1]:.1f} s")
+        order.reverse()
+    checks = {}
+    for name in ("looked_up", "table"):
+        walker = StreamedWalker(engine.game, engine.game_layout, engine.bucket_game, ways[name])
+        t0 = time.perf_counter()
+        walker.exploitability(engine.strat_sum)
+        checks[name] = time.perf_counter() - t0
+        _say(f"abstract best response, {name}: {checks[name]:.1f} s")
+    return {"game": config.describe(), "build_seconds": build, "table_bytes": int(table.table.nbytes),
+            "warm": warm, "iterations": times, "abstract_br_seconds": checks}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=["recall", "triple", "curve", "prune", "all"])
+    parser.add_argument("part", choices=["recall", "triple", "curve", "prune", "entries", "all"])
     parser.add_argument("--checkpoint", help="prune: also time iterations from this solve's checkpoint")
-    parser.add_argument("--rounds", type=int, default=2, help="prune: pruned and full iterations from the checkpoint")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="prune: pruned and full iterations from the checkpoint; entries: iterations each way")
+    parser.add_argument("--warm", type=int, default=1, help="entries: iterations before the timing")
     parser.add_argument("--scales", type=float, nargs="+", default=[0.25, 0.5],
                         help="curve: sizes of the preset's abstraction to solve (bucket counts scaled)")
     parser.add_argument("--minutes", type=float, default=30.0, help="curve: solving minutes per abstraction")
@@ -246,6 +299,8 @@ def main(argv=None) -> int:
         data["triple"] = triple()
     if args.part == "prune":
         data["prune"] = prune_study(args.buckets[0], sorted(args.iterations), args.checkpoint, args.rounds)
+    if args.part == "entries":
+        data["entries"] = entries_study(args.scales[0], args.warm, args.rounds)
     if args.part == "curve":
         data["curve"] = curve(args.scales, args.minutes, args.runs)
         if args.plot:
@@ -269,6 +324,12 @@ def main(argv=None) -> int:
         c = data["prune"]["checkpoint"]
         print(f"{c['game']}, from iteration {c['from_iteration']}: pruned "
               + ", ".join(f"{x:.0f}" for x in c["pruned"]) + " s; full " + ", ".join(f"{x:.0f}" for x in c["full"]) + " s")
+    if "entries" in data:
+        e = data["entries"]
+        print(f"{e['game']}: table {e['table_bytes'] / 1e9:.2f} GB built in {e['build_seconds']:.1f} s; "
+              f"an iteration {', '.join(f'{x:.1f}' for x in e['iterations']['table'])} s with it, "
+              f"{', '.join(f'{x:.1f}' for x in e['iterations']['looked_up'])} s looking entries up; abstract best "
+              f"response {e['abstract_br_seconds']['table']:.1f} against {e['abstract_br_seconds']['looked_up']:.1f} s")
     if "triple" in data:
         t = data["triple"]
         print(f"{t['game']}: {t['entries']:,} entries, set-up {t['setup_seconds']:.0f} s, "

@@ -47,6 +47,8 @@ BENCHMARKS = {
               "--checkpoint", "runs/triple-draw-cap4/checkpoint.npz", "--rounds", "2", "--json"],
     "recall_buckets": ["scripts/bench/bench_real_game.py", "recall", "--preset", "triple-draw", "--cap", "1",
                        "--recalls", "0d", "1d", "--buckets", "16", "64", "--iterations", "100", "200", "--json"],
+    "entries": ["scripts/bench/bench_real_game.py", "entries", "--scales", "1", "--warm", "1", "--rounds", "2",
+                "--json"],
 }
 
 
@@ -207,6 +209,31 @@ def prune_rows() -> list[str]:
                 + " s; full " + ", ".join(f"{x:.0f}" for x in c["full"]) + " s (the first of each may include "
                 "compiling)."]
     for note in prune.get("notes", []):
+        out += ["", note]
+    return out + [""]
+
+
+def entries_rows() -> list[str]:
+    """The section on the table of storage entries below the cuts."""
+    data = load("entries")
+    if not data:
+        return []
+    e = data["entries"]
+    its, br = e["iterations"], e["abstract_br_seconds"]
+    out = ["## Storage entries found once", "", f"`{data['command']}` ({data.get('date', '')}, {data['threads']} "
+           "threads)", "",
+           "A streamed walk fills each cut's subtree from the one shape every cut shares; each decision node's "
+           "storage entry comes from the recall rule (the node's key: round, phase, pot and the records kept, "
+           "looked up in the rule's tables). Those entries are now found once, in a table of "
+           f"{e['table_bytes'] / 1e9:.2f} GB built in {e['build_seconds']:.1f} s, instead of at every walk. "
+           f"{e['game']}, after {e['warm']} iteration(s), one engine, iterations with the table and without in turn "
+           "(ABBA: an iteration gets dearer as the solve goes on), then one abstract best response each way:",
+           "", "| entries | iterations (s each) | mean | abstract best response |", "|---|---|---:|---:|"]
+    for name, label in (("table", "from the table"), ("looked_up", "looked up at every walk")):
+        xs = its[name]
+        out.append(f"| {label} | {', '.join(f'{x:.1f}' for x in xs)} | {sum(xs) / len(xs):.1f} | "
+                   f"{br[name]:.1f} s |")
+    for note in data.get("notes", []):
         out += ["", note]
     return out + [""]
 
@@ -457,6 +484,7 @@ def render() -> str:
                     f"{t['iterations']} iterations (a measure of the machinery, not of a solved strategy)."]
         out.append("")
     out += prune_rows()
+    out += entries_rows()
     study, sizes = load("recall"), load("recall_buckets")
     if study:
         commands = " and ".join(f"`{x['command']}` ({x.get('date', '')}, {x['threads']} threads)"

@@ -54,7 +54,7 @@ from ..game.plan import SolvePlan
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Schedule, discounted_update
 from .kernels import Cuts
-from .streamed import StreamedEngine, StreamedWalker, streamed_setup
+from .streamed import StreamedEngine, StreamedWalker, cut_entries, streamed_setup
 from .walker import Exploitability, draw_tables, read_only, tree_arrays
 
 
@@ -119,6 +119,8 @@ class AbstractEngine(StreamedEngine):
                                np.zeros((1, n)))
         self.shape_record = kernels.no_record(shape.n_nodes, n)
         self.rule = self.game_layout.rule.kernel_arrays(self.game_layout.slot_offset)
+        # Every walk's storage entries below the cuts, found once (the certificate's too: one rule).
+        self.cut_entries = cut_entries(game, self.game_layout)
         self.draws = draw_tables(self.bucket_game, self.config.rounds)
         self.cut_group = kernels.cut_groups(self.shape_arrays, *self.shape_annotations, game.cut_pot,
                                             game.cut_record, self.rule, self.game_layout.n_slots)
@@ -160,7 +162,8 @@ class AbstractEngine(StreamedEngine):
                     kernels.update_streamed(seat, policy, adding, self.bucket_game.deal_prob, self.trunk_arrays,
                                             self.trunk_layout, self.cuts, self.game.cut_pot, self.game.cut_record,
                                             self.shape_arrays, *self.shape_annotations, self.shape_cuts,
-                                            self.shape_record, self.rule, self.draws, read_only(self.regret),
+                                            self.shape_record, self.rule, self.cut_entries, self.draws,
+                                            read_only(self.regret),
                                             self.regret, self.strat_sum, self._delta, *self._chunks, self.no_record)
             self.iteration = t
 
@@ -169,7 +172,7 @@ class AbstractEngine(StreamedEngine):
         """Best responses within the abstract game (bucket vectors): a cheap progress measure,
         blind to what the abstraction loses."""
         if self._abstract_walker is None:
-            self._abstract_walker = StreamedWalker(self.game, self.game_layout, self.bucket_game)
+            self._abstract_walker = StreamedWalker(self.game, self.game_layout, self.bucket_game, self.cut_entries)
         return self._abstract_walker.exploitability(self.strat_sum)
 
     def abstract_exploitability(self) -> Exploitability:

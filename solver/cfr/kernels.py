@@ -89,6 +89,11 @@ DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_pr
 Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weight")
 NO_UPDATE = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # the discount of walks that update nothing
 Cuts = namedtuple("Cuts", "nodes index reach value")
+# The first entry of every decision node of the shape below every cut, built once
+# (:func:`cut_entry_table`): ``decisions`` the shape's decision nodes, ``table[c, j]`` the
+# entry of ``decisions[j]`` below cut ``c`` (-1 where its key has no slot). An empty table
+# (shape (0, 0)): each walk computes a cut's entries from the recall rule (:func:`fill_cut`).
+CutEntries = namedtuple("CutEntries", "decisions table")
 # A record: nodes with ``index >= 0`` get their reach and values; with a non-empty ``summary``
 # (seat, round, situation, column, state), an evaluate walk also sums there, at every decision
 # node, the acting seat's reach times the opponent's total reach (column 0) and that times each
@@ -791,6 +796,42 @@ def fill_cut(shape, shape_phase, shape_pot, shape_records, pot, record, rule, co
 
 
 @njit(cache=True)
+def _cut_entries(c, decisions, shape_round, shape_phase, shape_pot, shape_records, cut_pot, cut_record, rule,
+                 table):
+    """Row ``c`` of :func:`cut_entry_table` (a function, out of its ``prange`` body)."""
+    for j in range(len(decisions)):
+        i = decisions[j]
+        slot = key_slot(rule, shape_round[i], shape_phase[i], shape_pot[i] + cut_pot[c], shape_records[i],
+                        cut_record[c])
+        table[c, j] = rule.slot_offset[slot] if slot >= 0 else -1
+
+
+@njit(cache=True, parallel=True)
+def cut_entry_table(decisions, shape_round, shape_phase, shape_pot, shape_records, cut_pot, cut_record, rule):
+    """The entries of the shape's ``decisions`` below every cut (see :data:`CutEntries`): what
+    :func:`fill_cut` finds for each cut, found once instead of at every walk (a recall rule's
+    lookup costs tens of ns a node, and the triple-draw preset walks 240 million nodes twice an
+    iteration)."""
+    table = np.empty((len(cut_pot), len(decisions)), np.int64)
+    for c in prange(len(cut_pot)):
+        _cut_entries(c, decisions, shape_round, shape_phase, shape_pot, shape_records, cut_pot, cut_record, rule,
+                     table)
+    return table
+
+
+@njit(cache=True)
+def fill_cut_from(shape, pot, cut_entries, c, contrib, entry_offset):
+    """:func:`fill_cut` for cut ``c`` from a built :data:`CutEntries` table (``entry_offset`` of
+    nodes not among its decisions is left as it is: -1 from :func:`_cut_walker`)."""
+    for i in range(len(shape.kind)):
+        contrib[i, 0] = shape.contrib[i, 0] + pot
+        contrib[i, 1] = shape.contrib[i, 1] + pot
+    decisions, table = cut_entries.decisions, cut_entries.table
+    for j in range(len(decisions)):
+        entry_offset[decisions[j]] = table[c, j]
+
+
+@njit(cache=True)
 def _reached(cut_reach, c, seat):
     """Whether ``seat`` reaches cut ``c`` at all (a function, out of the ``prange`` bodies: see
     :func:`_clear_value`)."""
@@ -815,7 +856,7 @@ def _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets, max
     arrays whose contributions and entries :func:`_walk_cut` fills for each cut."""
     work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
     contrib = np.empty((len(shape.kind), 2))
-    entry_offset = np.empty(len(shape.kind), np.int64)
+    entry_offset = np.full(len(shape.kind), -1, np.int64)
     tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children, shape.node_round,
                       shape.max_depth, shape.n_actions_max)
     layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
@@ -825,24 +866,28 @@ def _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets, max
 
 @njit(cache=True)
 def _walk_cut(c, skip_unreached, traverser, policy, discount, shape_phase, shape_pot, shape_records, cut_pot,
-              cut_record, rule, shape, tree, layout, draws, play, regret, strat_sum, cuts, shape_cuts, work, record):
-    """Cut ``c``'s subtree (the shape with the cut's contributions and entries) walked from the
-    reach in ``cuts.reach[c]``, its value into ``cuts.value[c]``; with ``skip_unreached``, a cut
-    the opponent never reaches is worth 0 and not walked. ``tree`` and ``layout`` come from
-    :func:`_cut_walker`."""
+              cut_record, rule, cut_entries, shape, tree, layout, draws, play, regret, strat_sum, cuts, shape_cuts,
+              work, record):
+    """Cut ``c``'s subtree (the shape with the cut's contributions and entries: from
+    ``cut_entries`` if its table is built) walked from the reach in ``cuts.reach[c]``, its value
+    into ``cuts.value[c]``; with ``skip_unreached``, a cut the opponent never reaches is worth
+    0 and not walked. ``tree`` and ``layout`` come from :func:`_cut_walker`."""
     if skip_unreached and not _reached(cuts.reach, c, 1 - traverser):
         _clear_value(cuts.value, c)
         return
-    fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, tree.contrib,
-             layout.entry_offset)
+    if cut_entries.table.shape[0] > 0:
+        fill_cut_from(shape, cut_pot[c], cut_entries, c, tree.contrib, layout.entry_offset)
+    else:
+        fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, tree.contrib,
+                 layout.entry_offset)
     traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL, discount, tree,
              layout, draws, play, regret, strat_sum, shape_cuts, work, cuts.value[c], record)
 
 
 @njit(cache=True, parallel=True)
 def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape,
-                      shape_phase, shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, n_threads,
-                      record):
+                      shape_phase, shape_pot, shape_records, shape_cuts, shape_record, rule, cut_entries, draws, play,
+                      n_threads, record):
     """A whole-tree walk (``BEST_RESPONSE`` or ``EVALUATE``) of a game whose tree is a built trunk
     (the first round and its draws) and one shared shape for every subtree below the cuts (the
     second round's starts); returns sum_s deal(s) * value(s).
@@ -875,7 +920,7 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
                                                    max_width)
             for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
                 _walk_cut(c, True, traverser, policy, no_update, shape_phase, shape_pot, shape_records, cut_pot,
-                          cut_record, rule, shape, tree, layout, draws, play, no_storage, no_storage, cuts,
+                          cut_record, rule, cut_entries, shape, tree, layout, draws, play, no_storage, no_storage, cuts,
                           shape_cuts, chunk_work, chunk_record)
         summary = record.summary
         for chunk in range(n_chunks):
@@ -1133,8 +1178,8 @@ def cut_groups(shape, shape_phase, shape_pot, shape_records, cut_pot, cut_record
 
 @njit(cache=True, parallel=True)
 def update_streamed(traverser, policy, adding, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape, shape_phase,
-                    shape_pot, shape_records, shape_cuts, shape_record, rule, draws, play, regret, strat_sum,
-                    regret_delta, chunk_cuts, chunk_start, record):
+                    shape_pot, shape_records, shape_cuts, shape_record, rule, cut_entries, draws, play, regret,
+                    strat_sum, regret_delta, chunk_cuts, chunk_start, record):
     """One seat's update walk over a streamed game (see :func:`traverse_streamed`), whose public
     nodes share slots; returns the root value.
 
@@ -1168,8 +1213,8 @@ def update_streamed(traverser, policy, adding, deal_prob, trunk, trunk_layout, c
                                                    max_width)
             for j in range(chunk_start[chunk], chunk_start[chunk + 1]):
                 _walk_cut(chunk_cuts[j], pruned, traverser, policy, adding, shape_phase, shape_pot, shape_records,
-                          cut_pot, cut_record, rule, shape, tree, layout, draws, play, regret_delta, strat_sum, cuts,
-                          shape_cuts, chunk_work, shape_record)
+                          cut_pot, cut_record, rule, cut_entries, shape, tree, layout, draws, play, regret_delta,
+                          strat_sum, cuts, shape_cuts, chunk_work, shape_record)
         for i in prange(len(regret)):
             regret[i] += regret_delta[i]
             regret_delta[i] = 0.0

@@ -40,6 +40,7 @@ from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_lo
 from .walker import Exploitability
 
 CHECK_SHARE = 0.1          # exploitability checks may take about this share of the time
+CHECK_ALLOWANCE = 30.0     # seconds of checks a run may spend early, before the share binds
 CHECKPOINT_SECONDS = 60.0  # periodic checkpoint on long runs
 PROGRESS_SECONDS = 2.0     # at most one progress line this often
 
@@ -281,6 +282,7 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
     checkpoint_gap = CHECKPOINT_SECONDS
     iter_seconds = None
     check_seconds = 0.0
+    checks_seconds = 0.0  # all checks of this process (the share binds on its own time)
     next_check = engine.iteration + 1
     x = None
     stopped_by = None
@@ -330,10 +332,9 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
                         say(_progress_line(engine.iteration, x, spent, iterations, target_mbb, time_limit,
                                            iter_seconds, convergence))
                         last_said = time.perf_counter()
-                    gap = check_every or max(1, math.ceil(check_seconds / (CHECK_SHARE * iter_seconds)))
-                    # Early checks come closer together so the convergence curve has a shape.
-                    gap = min(gap, max(1, engine.iteration // 2)) if check_every is None else gap
-                    next_check = engine.iteration + gap
+                    checks_seconds += check_seconds
+                    next_check = engine.iteration + (check_every or next_check_gap(
+                        engine.iteration, check_seconds, iter_seconds, checks_seconds, time.perf_counter() - start))
                 if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
                     t0 = time.perf_counter()
                     try:
@@ -372,6 +373,28 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
     if out:
         write_outputs(result, compile_seconds)
     return result
+
+
+def next_check_gap(iteration: int, check_seconds: float, iter_seconds: float, checks_seconds: float,
+                   elapsed: float) -> int:
+    """Iterations from a progress check at ``iteration`` to the next one.
+
+    In the long run a check every ``check_seconds / (CHECK_SHARE * iter_seconds)``
+    iterations keeps checks at about ``CHECK_SHARE`` of the time. Early checks come
+    closer together (every ``iteration // 2``) so the convergence curve has a
+    shape, but only while all checks so far (``checks_seconds``, this one included)
+    stay within ``CHECK_SHARE`` of the ``elapsed`` time or within
+    ``CHECK_ALLOWANCE`` seconds: where a check costs a minute (the abstract
+    game's best responses at cap 4) the early curve is thinner and the
+    iterations it would have cost are run instead.
+    """
+    steady = max(1, math.ceil(check_seconds / (CHECK_SHARE * iter_seconds)))
+    gap = min(steady, max(1, iteration // 2))
+    if checks_seconds + check_seconds > CHECK_ALLOWANCE:
+        # The next check may come once all checks, it included, are CHECK_SHARE of the time.
+        need = (checks_seconds + check_seconds) / CHECK_SHARE - elapsed - check_seconds
+        gap = max(gap, math.ceil(need / iter_seconds))
+    return max(gap, 1)
 
 
 def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter_seconds, convergence) -> str:

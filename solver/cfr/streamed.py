@@ -10,7 +10,9 @@ cut's pot and first-round record, under the layout's recall rule
 (:class:`solver.game.layout.RecallRule`), and walks it with the kernels of
 every other walk. Memory is the shape (1.4 million nodes for triple draw at
 cap 4, against 242 million in the whole tree) plus a walk's buffers per
-thread plus the strategy.
+thread plus the strategy, plus the storage entry of each decision node below
+each cut (:func:`cut_entries`: 8 bytes a decision node, 0.7 GB at cap 4),
+looked up once instead of at every walk.
 
 :class:`StreamedWalker` gives the exact best response and game value of any
 strategy in a layout by recall rule, at full resolution: every public history
@@ -30,9 +32,9 @@ from ..game.config import GameConfig
 from ..game.layout import LayoutError, StrategyLayout, config_row_maps
 from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.rounds import RoundTemplates
-from ..game.tree import BET, BET_LABELS, N_SITUATIONS, PublicTree, expand_tree
+from ..game.tree import BET, BET_LABELS, DRAW, N_SITUATIONS, PublicTree, expand_tree
 from . import kernels
-from .kernels import Cuts, Record
+from .kernels import CutEntries, Cuts, Record
 from .walker import NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, normalised_slots, read_only, tree_arrays
 
 
@@ -96,13 +98,36 @@ class StreamedGame:
         return self.trunk.n_nodes + len(self.cut_nodes) * (shape - 1)
 
 
+NO_CUT_ENTRIES = CutEntries(np.zeros(0, np.int64), np.zeros((0, 0), np.int64))
+
+
+def cut_entries(game: StreamedGame, layout: StrategyLayout) -> CutEntries:
+    """The storage entry of every decision node of the shape below every cut of ``game``
+    under ``layout``'s recall rule (:data:`kernels.CutEntries`), found once (in parallel
+    over the cuts) for all the walks to come. Layouts of one recall rule over one game (the
+    abstract game's and the real game's: buckets or classes) have the same entries."""
+    if game.shape is None or not len(game.cut_nodes):
+        return NO_CUT_ENTRIES
+    shape = game.shape
+    decisions = np.nonzero(shape.kind <= DRAW)[0].astype(np.int64)
+    rule = layout.rule.kernel_arrays(layout.slot_offset)
+    table = kernels.cut_entry_table(decisions, shape.round.astype(np.int64), shape.phase.astype(np.int64),
+                                    shape.pot.astype(np.float64), shape.records.astype(np.int64), game.cut_pot,
+                                    game.cut_record, rule)
+    return CutEntries(decisions, table)
+
+
 class StreamedWalker:
     """Best-response and evaluate walks of a streamed game under a layout by recall rule."""
 
-    def __init__(self, game: StreamedGame, layout: StrategyLayout, model: DrawModel):
+    def __init__(self, game: StreamedGame, layout: StrategyLayout, model: DrawModel,
+                 entries: CutEntries | None = None):
+        """``entries``: the game's :func:`cut_entries` under this layout's rule, if already
+        built (else built at the first whole walk)."""
         if layout.rule is None:
             raise LayoutError("a streamed walk needs a layout by recall rule")
         self.game, self.layout, self.model = game, layout, model
+        self._entries = entries
         self.n_states = model.n_values
         self.rule = layout.rule.kernel_arrays(layout.slot_offset)
         trunk = game.trunk
@@ -125,6 +150,13 @@ class StreamedWalker:
         self.shape_columns = action_columns(shape)
         self.draws = draw_tables(model, game.config.rounds)
 
+    @property
+    def entries(self) -> CutEntries:
+        """The game's :func:`cut_entries` under this walker's layout (built on first use)."""
+        if self._entries is None:
+            self._entries = cut_entries(self.game, self.layout)
+        return self._entries
+
     def walk(self, traverser: int, policy: int, play: np.ndarray, record: Record | None = None,
              shape_record: Record | None = None) -> float:
         """One walk of the whole tree (``BEST_RESPONSE`` or ``EVALUATE``); the traverser's value.
@@ -134,7 +166,7 @@ class StreamedWalker:
         return kernels.traverse_streamed(traverser, policy, self.model.deal_prob, self.trunk_arrays, self.trunk_layout,
                                          self.cuts, self.game.cut_pot, self.game.cut_record, self.shape_arrays,
                                          *self.shape_annotations, self.shape_cuts, shape_record or self.shape_record,
-                                         self.rule, self.draws, read_only(play), numba.get_num_threads(),
+                                         self.rule, self.entries, self.draws, read_only(play), numba.get_num_threads(),
                                          record or self.no_record)
 
     def locate(self, history: str) -> tuple[int, int]:
@@ -246,6 +278,7 @@ class StreamedEngine:
     ``model``, ``layout``, ``game`` and ``strat_sum``."""
 
     _certifier = None
+    cut_entries = None  # the game's cut_entries, where the engine built them for its own walks
     locks = None  # node locking needs a built tree
 
     @property
@@ -265,7 +298,7 @@ class StreamedEngine:
     def certifier(self) -> StreamedWalker:
         """The exact best response of the real game at full resolution (built on first use)."""
         if self._certifier is None:
-            self._certifier = StreamedWalker(self.game, self.layout, self.model)
+            self._certifier = StreamedWalker(self.game, self.layout, self.model, self.cut_entries)
         return self._certifier
 
     def exploitability(self) -> Exploitability:

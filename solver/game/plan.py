@@ -30,6 +30,7 @@ from .tree import TreeCounts, count_tree
 BYTES_PER_ENTRY = 8          # float32 regret + float32 strategy sum
 STREAMED_DELTA_BYTES = 4     # a streamed solve's float32 regret delta (solver/cfr/abstract.py)
 BYTES_PER_NODE = 100         # the tree's arrays and annotations, and a walker's per-node arrays
+CUT_ENTRY_BYTES = 8          # a streamed game's storage entry per decision node (solver/cfr/streamed.py)
 WORK_ALLOWANCE = 64 << 20    # traversal buffers, transition tables, Python overhead
 BUILD_BYTES_PER_NODE = 64    # peak while the tree is generated (measured: 43 on double draw)
 # Seconds per (public node, value class) and thread of a best-response and of an evaluate walk
@@ -197,9 +198,11 @@ def plan_solve(config: GameConfig) -> SolvePlan:
     abstract_ready = bool(config.buckets) and all(config.buckets) and config.recall >= 0
     streamed = abstract_ready and max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
     if streamed:
-        # the trunk and one shape, and per thread one cut's arrays; a regret delta of the storage
+        # the trunk and one shape, and per thread one cut's arrays; a regret delta of the storage;
+        # the storage entry of every decision node (found once for every walk)
         built = templates.count_nodes(0, 0) + (templates.count_nodes(1) if config.draws else 0)
-        fixed = built * (BYTES_PER_NODE + 24 * threads) + WORK_ALLOWANCE
+        fixed = (built * (BYTES_PER_NODE + 24 * threads) + (counts.betting_nodes + counts.draw_nodes) * CUT_ENTRY_BYTES
+                 + WORK_ALLOWANCE)
         per_entry = BYTES_PER_ENTRY + STREAMED_DELTA_BYTES
     else:
         built = counts.nodes
