@@ -780,19 +780,33 @@ def average_slots(slot_round, slot_kind, slot_actions, slot_offset, layout, stra
 
 
 @njit(cache=True)
+def _fill_contrib(shape, pot, contrib):
+    """A cut subtree's contributions: the shape's, relative to the cut's ``pot``."""
+    for i in range(len(shape.kind)):
+        contrib[i, 0] = shape.contrib[i, 0] + pot
+        contrib[i, 1] = shape.contrib[i, 1] + pot
+
+
+@njit(cache=True)
+def _shape_entry(rule, rnd, phase, pot, records, record):
+    """First entry of a shape decision node below a cut under the recall ``rule`` (``pot``
+    the node's own, ``record`` the cut's first-round record); -1 if its key has no slot."""
+    slot = key_slot(rule, rnd, phase, pot, records, record)
+    return rule.slot_offset[slot] if slot >= 0 else -1
+
+
+@njit(cache=True)
 def fill_cut(shape, shape_phase, shape_pot, shape_records, pot, record, rule, contrib, entry_offset):
     """The arrays of one cut subtree from the shape every cut shares: contributions (the shape's
     are relative to the cut's ``pot``) and each decision node's first entry under the recall
     ``rule`` (the cut's first-round ``record`` completes the shape's records); -1 if a node's
     key has no slot."""
+    _fill_contrib(shape, pot, contrib)
     for i in range(len(shape.kind)):
-        contrib[i, 0] = shape.contrib[i, 0] + pot
-        contrib[i, 1] = shape.contrib[i, 1] + pot
         entry_offset[i] = -1
         if shape.kind[i] <= DRAW:
-            slot = key_slot(rule, shape.node_round[i], shape_phase[i], shape_pot[i] + pot, shape_records[i], record)
-            if slot >= 0:
-                entry_offset[i] = rule.slot_offset[slot]
+            entry_offset[i] = _shape_entry(rule, shape.node_round[i], shape_phase[i], shape_pot[i] + pot,
+                                           shape_records[i], record)
 
 
 @njit(cache=True)
@@ -801,9 +815,8 @@ def _cut_entries(c, decisions, shape_round, shape_phase, shape_pot, shape_record
     """Row ``c`` of :func:`cut_entry_table` (a function, out of its ``prange`` body)."""
     for j in range(len(decisions)):
         i = decisions[j]
-        slot = key_slot(rule, shape_round[i], shape_phase[i], shape_pot[i] + cut_pot[c], shape_records[i],
-                        cut_record[c])
-        table[c, j] = rule.slot_offset[slot] if slot >= 0 else -1
+        table[c, j] = _shape_entry(rule, shape_round[i], shape_phase[i], shape_pot[i] + cut_pot[c], shape_records[i],
+                                   cut_record[c])
 
 
 @njit(cache=True, parallel=True)
@@ -823,9 +836,7 @@ def cut_entry_table(decisions, shape_round, shape_phase, shape_pot, shape_record
 def fill_cut_from(shape, pot, cut_entries, c, contrib, entry_offset):
     """:func:`fill_cut` for cut ``c`` from a built :data:`CutEntries` table (``entry_offset`` of
     nodes not among its decisions is left as it is: -1 from :func:`_cut_walker`)."""
-    for i in range(len(shape.kind)):
-        contrib[i, 0] = shape.contrib[i, 0] + pot
-        contrib[i, 1] = shape.contrib[i, 1] + pot
+    _fill_contrib(shape, pot, contrib)
     decisions, table = cut_entries.decisions, cut_entries.table
     for j in range(len(decisions)):
         entry_offset[decisions[j]] = table[c, j]
