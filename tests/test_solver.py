@@ -1,5 +1,6 @@
 """The CFR engine against independent references: sequence-form LPs and brute-force best responses."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import reference_game as ref
 from solver.cfr.files import CHECKPOINT_NAME, CheckpointError
 from solver.cli import main
 from solver.game.config import GameConfig, load_preset
-from solver.cfr.engine import ALGORITHMS, Engine, Schedule, SolveTooLarge
+from solver.cfr.engine import ALGORITHMS, SCALED_ALGORITHMS, Engine, Schedule, SolveTooLarge
 from solver.cfr.solve import solve
 from solver.game.tree import DRAW
 
@@ -100,22 +101,81 @@ def test_every_algorithm_converges(algorithm, preset):
 
 def test_schedules():
     dcfr = Schedule("dcfr")
-    pos, neg, floor, sum_scale, weight = dcfr.discount(5)
+    pos, neg, floor, sum_scale, weight, pos_store, neg_store = dcfr.discount(5)
+    assert pos_store == neg_store == 1.0  # stored as computed (StorageScales sets them)
     assert pos == pytest.approx(4 ** 1.5 / (4 ** 1.5 + 1))
     assert neg == 0.5 and floor == 0.0 and weight == 1.0
     assert sum_scale == pytest.approx((4 / 5) ** 2)
     ramp = Schedule()  # the default: dcfr-ramp
     assert ramp.algorithm == "dcfr-ramp"
     for t, alpha in ((5, 1.05), (250, 3.5), (2000, 4.0)):
-        pos, neg, floor, sum_scale, weight = ramp.discount(t)
+        pos, neg, floor, sum_scale, weight = ramp.discount(t)[:5]
         assert pos == pytest.approx((t - 1) ** alpha / ((t - 1) ** alpha + 1))
         assert neg == 0.0 and floor == 0.0 and weight == 1.0 and sum_scale == pytest.approx(((t - 1) / t) ** 4)
     assert ramp.discount(1).pos_scale == 0.0 and ramp.discount(1).sum_scale == 0.0
-    assert list(Schedule("cfr+").discount(7)) == [1.0, 1.0, 1.0, 1.0, 7.0]
-    assert list(Schedule("cfr").discount(7)) == [1.0, 1.0, 0.0, 1.0, 1.0]
+    assert list(Schedule("cfr+").discount(7)) == [1.0, 1.0, 1.0, 1.0, 7.0, 1.0, 1.0]
+    assert list(Schedule("cfr").discount(7)) == [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0]
     assert Schedule("linear").discount(3).pos_scale == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="unknown algorithm"):
         Schedule("sgd")
+
+
+def _discounted_pruned_iterations(engine, n):
+    """The pruned iterations the plain way: every entry of both seats' sums and of the walking
+    seat's regrets discounted by a pass, then a pruned walk that only adds."""
+    from solver.cfr import kernels
+    from solver.cfr.engine import discounted_update
+
+    layout = engine.layout
+    for t in range(engine.iteration + 1, engine.iteration + n + 1):
+        d = engine.schedule.discount(t)
+        for seat in (0, 1):
+            kernels.discount_seat(engine.strat_sum, layout.slot_offset, layout.slot_seat, seat, d.sum_scale,
+                                  d.sum_scale, False)
+        for seat in (0, 1):
+            with discounted_update(layout, engine.regret, None, (seat,), d) as adding:
+                engine.walker.walk(seat, kernels.UPDATE_PRUNED, engine.regret, adding, engine.regret,
+                                   engine.strat_sum)
+        engine.iteration = t
+
+
+@pytest.mark.parametrize("algorithm", SCALED_ALGORITHMS)
+@pytest.mark.parametrize("preset, buckets", [("tiny-double-draw", None), ("tiny-double-draw", (5, 4, 3)),
+                                             ("single-draw", None)])
+def test_scaled_storage_is_the_storage_discounted_entry_by_entry(algorithm, preset, buckets):
+    """A pruned engine keeps the discounts as per-seat factors; its storage times them is what
+    discounting every entry every iteration gives (to float32 rounding: three iterations, before
+    a rounding can tip an action's regret across zero), and the walks skip subtrees."""
+    config = load_preset(preset)
+    if buckets:
+        config = dataclasses.replace(config, buckets=buckets)
+    scaled, plain = Engine(config, algorithm), Engine(config, algorithm, pruned=False)
+    assert scaled.scales is not None and plain.scales is None
+    scaled.run_iterations(3)
+    _discounted_pruned_iterations(plain, 3)
+    layout = plain.layout
+    seat = np.repeat(layout.slot_seat, np.diff(layout.slot_offset))
+    regret = scaled.scales.true_regrets(scaled.regret.astype(np.float64), seat)
+    sums = scaled.strat_sum * scaled.scales.factors[2, seat]
+    if algorithm == "dcfr-ramp":  # negative regrets reset: what is stored below zero counts as zero
+        assert scaled.scales.factors[1].tolist() == [0.0, 0.0]
+        assert np.all(regret[scaled.regret < 0] == 0.0)
+        expected = np.maximum(plain.regret, 0.0)
+    else:
+        expected = plain.regret
+    assert np.max(np.abs(regret - expected)) <= 1e-5 * np.max(np.abs(expected))
+    assert np.max(np.abs(sums - plain.strat_sum)) <= 1e-5 * np.max(plain.strat_sum)
+    if algorithm in ("dcfr-ramp", "linear"):
+        assert not np.all(scaled.scales.factors == 1.0)  # the discounts went into the factors
+
+
+def test_pruned_walks_where_they_apply():
+    assert Engine(load_preset("tiny-single-draw"), "dcfr").scales is None  # halved negatives: every entry
+    with pytest.raises(ValueError, match="pruned walks need"):
+        Engine(load_preset("tiny-single-draw"), "dcfr", pruned=True)
+    bucketed = Engine(dataclasses.replace(load_preset("tiny-double-draw"), buckets=(5, 4, 3)))
+    assert bucketed.scales is not None  # rows of classes shared, public nodes not
+    assert Engine(dataclasses.replace(load_preset("tiny-double-draw"), recall=0)).scales is None
 
 
 def test_the_command_offers_every_algorithm():
@@ -250,7 +310,8 @@ def test_figures_are_those_of_before_the_layout_redesign(preset, buckets, algori
     config = load_preset(preset)
     if buckets:
         config = dataclasses.replace(config, buckets=buckets)
-    engine = Engine(config, algorithm)
+    # (The walks of before: every node visited, every entry discounted; pruned walks came after.)
+    engine = Engine(config, algorithm, pruned=False)
     engine.run_iterations(iterations)
     x = engine.exploitability()
     got = (x.br_button, x.br_big_blind, x.game_value)
@@ -276,6 +337,18 @@ def test_split_run_with_resume_is_bit_identical(tmp_path):
     summary = json.loads((tmp_path / "split" / "summary.json").read_text())
     assert summary["iterations"] == 60
     assert summary["exploitability_mbb"] == pytest.approx(resumed.exploitability.exploitability_mbb)
+
+
+def test_a_pruned_solve_keeps_its_scales_in_the_checkpoint_and_refuses_damaged_ones(tmp_path):
+    cfg = load_preset("tiny-double-draw")
+    solve(cfg, iterations=10, out_dir=tmp_path)
+    with np.load(tmp_path / CHECKPOINT_NAME) as saved:
+        data = dict(saved)
+    assert data["scales"].shape == (3, 2) and not np.all(data["scales"] == 1.0)
+    data["scales"] = -data["scales"]
+    np.savez(tmp_path / CHECKPOINT_NAME, **data)
+    with pytest.raises(CheckpointError, match="storage scales"):
+        solve(cfg, iterations=20, out_dir=tmp_path, resume=True)
 
 
 def test_resume_refuses_other_config_and_damage(tmp_path):

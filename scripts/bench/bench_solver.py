@@ -70,7 +70,33 @@ def bench_single(args) -> dict:
             "target_mbb": args.target, "iterations": result.iterations, "seconds": result.seconds,
             "exploitability_mbb": result.exploitability.exploitability_mbb,
             "game_value_mbb": result.exploitability.game_value_mbb,
-            "seconds_per_iteration": result.seconds / max(result.iterations, 1)}
+            "seconds_per_iteration": result.seconds / max(result.iterations, 1),
+            **iterations_alone(load_preset("single-draw"), args.algorithm, result.iterations, args.rounds)}
+
+
+def iterations_alone(config, algorithm: str | None, iterations: int, rounds: int) -> dict:
+    """``iterations`` of the solver with no check between them, timed ``rounds`` times on fresh
+    engines (the median), against as many iterations of the walks of before (every node visited,
+    every entry discounted: ``Engine(..., pruned=False)``) in alternating order; the default
+    engine's exploitability after them (the solve's, bit for bit: checks change no storage)."""
+    from solver.cfr.engine import DEFAULT_ALGORITHM
+
+    algorithm = algorithm or DEFAULT_ALGORITHM
+    times = {"pruned": [], "plain": []}
+    exploitability = None
+    for r in range(rounds):
+        for name in (("pruned", "plain") if r % 2 == 0 else ("plain", "pruned")):
+            engine = Engine(config, algorithm, pruned=None if name == "pruned" else False)
+            start = time.perf_counter()
+            engine.run_iterations(iterations)
+            times[name].append(time.perf_counter() - start)
+            if name == "pruned" and exploitability is None:
+                exploitability = engine.exploitability().exploitability_mbb
+    median = {name: float(np.median(t)) for name, t in times.items()}
+    return {"alone_iterations": iterations, "alone_seconds": median["pruned"], "alone_seconds_all": times["pruned"],
+            "plain_seconds": median["plain"], "plain_seconds_all": times["plain"],
+            "alone_exploitability_mbb": exploitability,
+            "alone_pruned": Engine(config, algorithm).scales is not None}
 
 
 def bench_algorithms(args) -> dict:
@@ -291,7 +317,8 @@ def main(argv=None) -> int:
                         "throughput: iterations per timing")
     parser.add_argument("--check-every", type=int, default=None)
     parser.add_argument("--preset", default=None, help="throughput: first game to time (default single-draw)")
-    parser.add_argument("--rounds", type=int, default=7, help="throughput: alternating rounds of copies and CFR")
+    parser.add_argument("--rounds", type=int, default=7, help="throughput: alternating rounds of copies and CFR; single: rounds of the "
+                        "iterations alone, pruned and plain")
     parser.add_argument("--copy-mb", type=int, default=1024, help="throughput: size of the copied array")
     parser.add_argument("--minutes", type=float, default=60.0, help="double: time budget (resumable)")
     parser.add_argument("--budget", type=float, default=240.0, help="scaling: seconds per game at most")

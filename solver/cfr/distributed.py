@@ -257,8 +257,9 @@ class SubtreeActor:
         walks play and update the regrets; best-response and evaluate walks play the sums."""
         w = self.walker
         self.cuts.reach[:] = reach
-        play = self.regret if policy == kernels.UPDATE else self.strat_sum
-        regret, strat_sum = (self.regret, self.strat_sum) if policy == kernels.UPDATE else (NO_STORAGE, NO_STORAGE)
+        update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
+        play = self.regret if update else self.strat_sum
+        regret, strat_sum = (self.regret, self.strat_sum) if update else (NO_STORAGE, NO_STORAGE)
         kernels.traverse_cuts(traverser, policy, kernels.Discount(*discount), w.tree_arrays, self.layout_arrays,
                               w.draws, read_only(play), regret, strat_sum, self.cuts, numba.get_num_threads(),
                               w.no_record)
@@ -367,7 +368,7 @@ class RayEngine(Engine):
         root_value = np.zeros(n)
         work = kernels.make_work(w.tree_arrays.max_depth, w.tree_arrays.n_actions_max, n, len(w.draws.set_size),
                                  int(self.layout.row_width.max()))
-        update = policy == kernels.UPDATE
+        update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
         play = read_only(self._regret if update else self._strat_sum)
         regret, strat_sum = (self._regret, self._strat_sum) if update else (NO_STORAGE, NO_STORAGE)
         kernels.traverse(0, deal, deal, deal, traverser, policy, kernels.COLLECT, discount, w.tree_arrays,
@@ -389,8 +390,13 @@ class RayEngine(Engine):
         for _ in range(n):
             t = self.iteration + 1
             discount = self.schedule.discount(t)
-            for seat in (0, 1):
-                self._walk(seat, kernels.UPDATE, discount)
+            if self.scales is not None:  # pruned, as one process walks (Engine.run_iterations)
+                self.scales.begin(discount, t)
+                for seat in (0, 1):
+                    self._walk(seat, kernels.UPDATE_PRUNED, self.scales.walk_discount(seat, discount, t))
+            else:
+                for seat in (0, 1):
+                    self._walk(seat, kernels.UPDATE, discount)
             self.iteration = t
 
     def exploitability(self) -> Exploitability:
@@ -424,8 +430,9 @@ class RayEngine(Engine):
         """Every shard's strategy sums as one whole-layout array."""
         return self._gather(1)
 
-    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
-        """Hand each shard its part of a checkpoint's arrays."""
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray, scales: np.ndarray | None = None) -> None:
+        """Hand each shard its part of a checkpoint's arrays (``scales``: see Engine.load_storage)."""
+        self.set_scale_factors(scales)
         self._regret, self._strat_sum = self.trunk.take(regret), self.trunk.take(strat_sum)
         self._ray.get([actor.set.remote(shard.take(regret), shard.take(strat_sum))
                        for actor, shard in zip(self.actors, self.shards)])
@@ -482,8 +489,9 @@ class RayEngine(Engine):
             if data["regret"].shape != (self.layout.n_entries,):
                 raise CheckpointError(f"the checkpoint does not match this game's tree ({data['regret'].size} "
                                       f"entries, expected {self.layout.n_entries})")
-            self.load_storage(data.pop("regret"), data.pop("strat_sum"))
+            self.load_storage(data.pop("regret"), data.pop("strat_sum"), data["scales"])
             return
+        self.set_scale_factors(data["scales"])
 
         if data["regret"].shape != (self.trunk.n_entries,):
             raise CheckpointError("the checkpoint's trunk does not match this game's tree")

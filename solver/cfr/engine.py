@@ -21,6 +21,12 @@ engine (a :class:`Schedule`), all with alternating updates:
 - ``linear`` Linear CFR: DCFR with alpha=beta=gamma=1.
 - ``cfr``    vanilla CFR with uniform averaging.
 
+Update walks are pruned wherever an algorithm allows it (all but ``dcfr``): a
+walk skips what the opponent never reaches and keeps the iteration's discounts
+as factors instead of applying them to every entry (:class:`StorageScales`),
+so a skipped subtree costs nothing; ``Engine(..., pruned=False)`` walks every
+node and discounts every entry (the walks of before).
+
 >>> engine = Engine(load_preset("tiny-no-draw"))
 >>> engine.run_iterations(100)
 >>> round(engine.exploitability().exploitability_mbb, 3) < 0.5
@@ -81,6 +87,60 @@ class Schedule:
         return Discount(pos, neg, 0.0, (prev / t) ** gamma, 1.0)
 
 
+# The algorithms whose discounts :class:`StorageScales` keeps as factors: each iteration scales a
+# seat's negative regrets by 0 or by the positive ones' scale. (DCFR halves negative regrets
+# every iteration: their factor would fall below what float32 storage can be divided by.)
+SCALED_ALGORITHMS = ("dcfr-ramp", "cfr+", "linear", "cfr")
+
+
+class StorageScales:
+    """An iteration's discounts kept as per-seat factors instead of applied to every entry.
+
+    A seat's true regret is its stored regret times ``factors[0, seat]`` where the stored one is
+    positive and times ``factors[1, seat]`` where it is negative (0 once negative regrets have
+    been reset: dcfr-ramp); its true strategy sum is the stored one times ``factors[2, seat]``.
+    An iteration's discount multiplies the factors; an update walk's regrets are discounted and
+    stored divided by the factor of their sign (``Discount.pos_store``, ``neg_store``), its
+    strategy sums are added divided by the sums' factor. Entries a pruned walk skips are then
+    right without being touched, so pruning saves their memory traffic instead of moving it into
+    a discount pass. Regret matching and the average strategy are ratios within rows of one
+    seat, which one factor per seat and sign does not change (regret matching reads positive
+    regrets only).
+
+    >>> scales = StorageScales()
+    >>> d = Schedule("dcfr-ramp").discount(3)
+    >>> scales.begin(d, 3)
+    >>> w = scales.walk_discount(0, d, 3)
+    >>> w.pos_scale == d.pos_scale and w.pos_store == 1 / d.pos_scale and w.neg_scale == 0.0
+    True
+    """
+
+    def __init__(self, factors: np.ndarray | None = None):
+        self.factors = np.ones((3, 2)) if factors is None else np.array(factors, dtype=np.float64).reshape(3, 2)
+
+    def begin(self, discount: Discount, t: int) -> None:
+        """Iteration ``t``'s discount of both seats' strategy sums (before either walk: each
+        walk adds the other seat's sums). Iteration 1's scales apply to empty storage."""
+        if t > 1:
+            self.factors[2] *= discount.sum_scale
+
+    def walk_discount(self, seat: int, discount: Discount, t: int) -> Discount:
+        """Iteration ``t``'s discount of ``seat``'s regrets, and the discount its pruned update
+        walk applies: old regrets times the running factors, new ones stored divided by them,
+        the opponent's sums added divided by his sums' factor."""
+        if t > 1:
+            self.factors[0, seat] *= discount.pos_scale
+            self.factors[1, seat] *= discount.neg_scale
+        pos, neg = self.factors[0, seat], self.factors[1, seat]
+        return Discount(pos, neg, discount.floor, 1.0, discount.sum_weight / self.factors[2, 1 - seat],
+                        1.0 / pos, 1.0 / neg if neg > 0.0 else 1.0 / pos)
+
+    def true_regrets(self, stored: np.ndarray, seat_of_entry: np.ndarray) -> np.ndarray:
+        """The true regrets of ``stored`` (float64), given each entry's seat."""
+        pos, neg = self.factors[0, seat_of_entry], self.factors[1, seat_of_entry]
+        return np.where(stored > 0, stored * pos, stored * neg)
+
+
 @contextmanager
 def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.ndarray | None, seats,
                       discount: Discount):
@@ -103,11 +163,16 @@ class Engine:
     """Range-vector CFR over the public tree of one game config."""
 
     def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
-                 row_of: np.ndarray | None = None, locks: LockFile | None = None, allocate: bool = True):
+                 row_of: np.ndarray | None = None, locks: LockFile | None = None, allocate: bool = True,
+                 pruned: bool | None = None):
         """``row_of``: the layout's class -> row maps per round (as a checkpoint stores them);
         by default they come from the config (card buckets clustered, or full resolution).
         ``locks``: decisions fixed by a lock file (:mod:`solver.cfr.locks`). ``allocate``: False
-        for a subclass that keeps its storage elsewhere (:mod:`solver.cfr.distributed`)."""
+        for a subclass that keeps its storage elsewhere (:mod:`solver.cfr.distributed`).
+        ``pruned``: update walks skip what the opponent never reaches, with the discounts kept
+        as factors (:class:`StorageScales`); None: wherever it applies (an algorithm of
+        ``SCALED_ALGORITHMS``, rows not shared, no locks), False: every walk visits every node
+        and discounts every entry it passes (the walks of before)."""
         self.config = config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
@@ -135,12 +200,23 @@ class Engine:
         self.locks: Locks | None = None
         if locks is not None:
             self.set_locks(compile_locks(locks, tree, model.legal))
+        can_prune = algorithm in SCALED_ALGORITHMS and not layout.shares_slots and self.locks is None
+        if pruned and not can_prune:
+            raise ValueError(f"pruned walks need one of {', '.join(SCALED_ALGORITHMS)}, rows not shared and no "
+                             "locks")
+        # The discounts kept as factors of a pruned solve (None: applied to the storage).
+        self.scales: StorageScales | None = StorageScales() if can_prune and pruned is not False else None
 
     def set_locks(self, locks: Locks) -> None:
         """Fix the decisions of ``locks`` from the next iteration on (see :mod:`solver.cfr.locks`):
         walks play the regrets with those rows replaced. Costs three more arrays of the storage's
         entries (float32): the rows played, the lock codes the walks read, and the average
         strategy's sums with locked rows replaced (made when asked for)."""
+        if getattr(self, "scales", None) is not None:
+            # Locked rows are played from a copy of the storage: walks that discount every entry.
+            if self.iteration > 0:
+                raise LockError("node locks are set before the first iteration")
+            self.scales = None
         if self.layout.bucketed or self.layout.shares_slots:
             raise LockError(f"{self.config.describe()}: node locking needs a game solved at full resolution "
                             "(no card buckets, the whole history remembered): a lock names hands, not buckets")
@@ -177,10 +253,24 @@ class Engine:
             self._sealed_at = self.iteration
         return self._sealed
 
-    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray, scales: np.ndarray | None = None) -> None:
         """Take a checkpoint's regrets and strategy sums (the arrays themselves: copying them would
-        touch a second copy of the storage)."""
+        touch a second copy of the storage), and the factors they are stored divided by (a
+        pruned solve's; None: none)."""
         self.regret, self.strat_sum = regret, strat_sum
+        self.set_scale_factors(scales)
+
+    def set_scale_factors(self, scales: np.ndarray | None) -> None:
+        """The factors a checkpoint's storage is divided by (:class:`StorageScales`; None: stored
+        as it is, a checkpoint of walks that discount every entry)."""
+        if self.scales is not None:
+            self.scales = StorageScales(scales)
+        elif scales is not None and not np.all(np.asarray(scales) == 1.0):
+            raise ValueError("this checkpoint's storage is scaled (a pruned solve's); this engine walks unpruned")
+
+    def scale_factors(self) -> np.ndarray | None:
+        """What a checkpoint keeps of :class:`StorageScales` (None without it)."""
+        return None if self.scales is None else self.scales.factors.copy()
 
     exact_progress = True  # its exploitability checks are exact: no separate certificate
 
@@ -205,13 +295,25 @@ class Engine:
         return self.walker.n_states
 
     def run_iterations(self, n: int) -> None:
-        """``n`` iterations of alternating updates (button, then big blind). Where public nodes
-        share slots, a walk visits a slot many times, so the iteration's discount is applied to
-        the seat's storage once before its walk, which only adds (:func:`discounted_update`)."""
+        """``n`` iterations of alternating updates (button, then big blind). Pruned (the default
+        where it applies): each seat's walk skips what the other never reaches, updating its own
+        regrets and the other's strategy sums, with the discounts kept as factors
+        (:class:`StorageScales`). Where public nodes share slots, a walk visits a slot many
+        times, so the iteration's discount is applied to the seat's storage once before its
+        walk, which only adds (:func:`discounted_update`)."""
         shared = self.layout.shares_slots
         for _ in range(n):
             t = self.iteration + 1
             discount = self.schedule.discount(t)
+            if self.scales is not None:
+                # Pruned: each walk updates the traverser's regrets and the opponent's sums.
+                self.scales.begin(discount, t)
+                for seat in (0, 1):
+                    walk_discount = self.scales.walk_discount(seat, discount, t)
+                    self.walker.walk(seat, kernels.UPDATE_PRUNED, self.regret, walk_discount, self.regret,
+                                     self.strat_sum)
+                self.iteration = t
+                continue
             for seat in (0, 1):
                 if shared:
                     with discounted_update(self.layout, self.regret, self.strat_sum, (seat,), discount) as adding:

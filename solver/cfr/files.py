@@ -32,7 +32,8 @@ from ..game.config import ConfigError, GameConfig
 from ..game.layout import LayoutError, StrategyLayout
 from ..game.tree import PublicTree
 
-CHECKPOINT_VERSION = 2
+# 3: a pruned solve's storage scales (``scales``); 2: the layout (``row_of``); 1 still loads.
+CHECKPOINT_VERSION = 3
 STRATEGY_VERSION = 2
 CHECKPOINT_NAME = "checkpoint.npz"
 STRATEGY_NAME = "strategy.npz"
@@ -162,11 +163,13 @@ def remove_shards(run_dir: Path) -> None:
 
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
-                    lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = ()) -> None:
+                    lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = (),
+                    scales: np.ndarray | None = None) -> None:
     """``lock_text``: the lock file a locked solve was given (a resume must give the same), and
     ``lock_base`` the folder its strategy paths are read from. ``shards``: a Ray run's shard files
     (names beside the checkpoint) and the cuts each holds; ``regret`` and ``strat_sum`` are then
-    the driver's trunk only (:mod:`solver.cfr.distributed`)."""
+    the driver's trunk only (:mod:`solver.cfr.distributed`). ``scales``: the factors a pruned
+    solve's storage is divided by (``solver.cfr.engine.StorageScales``; None: none)."""
     shard_arrays = {}
     if shards:
         shard_arrays = {"shard_files": np.array([name for name, _ in shards]),
@@ -180,6 +183,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
         "strat_sum": strat_sum,
         "row_of": row_of,
         **({"lock_toml": np.array(lock_text), "lock_base": np.array(lock_base)} if lock_text else {}),
+        **({"scales": np.asarray(scales, np.float64)} if scales is not None else {}),
         **shard_arrays,
     })
 
@@ -191,16 +195,23 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     With ``config`` / ``algorithm``, a checkpoint of another game or algorithm
     is refused (the caller checks its size against the layout). Format 1
     (before the layout was saved) still loads; its ``row_of`` is None (the
-    config's layout). ``storage=False`` reads all but the regrets and strategy
-    sums (None): what the game and algorithm are, without gigabytes.
+    config's layout); formats 1 and 2 (before pruned solves kept their
+    discounts as factors) have ``scales`` None: storage as it is.
+    ``storage=False`` reads all but the regrets and strategy sums (None): what
+    the game and algorithm are, without gigabytes.
     """
     skip = () if storage else ("regret", "strat_sum")
-    data = _read(Path(path), "badugi-checkpoint", (1, CHECKPOINT_VERSION), skip=skip)
+    data = _read(Path(path), "badugi-checkpoint", tuple(range(1, CHECKPOINT_VERSION + 1)), skip=skip)
     names = ("regret", "strat_sum", "iteration", "seconds", "convergence", "algorithm")
     for name in names + (("row_of",) if int(data["version"]) >= 2 else ()):
         if name not in data:
             raise CheckpointError(f"{path} is damaged: it has no {name!r} array")
     data.setdefault("row_of", None)
+    scales = data.get("scales")
+    if scales is not None and (scales.shape != (3, 2) or not np.all(np.isfinite(scales)) or np.any(scales < 0)
+                               or np.any(scales[[0, 2]] <= 0)):
+        raise CheckpointError(f"{path} is damaged: its storage scales are not three positive pairs")
+    data["scales"] = scales
     data["lock_toml"] = str(data["lock_toml"]) if "lock_toml" in data else ""
     data["lock_base"] = str(data["lock_base"]) if "lock_base" in data else "."
     data["shards"] = []

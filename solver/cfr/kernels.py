@@ -26,7 +26,10 @@ Three policies share the walk:
   nothing in a subtree the opponent never reaches changes any storage, and
   such subtrees are skipped (a seat's sums then come from the other seat's
   walk: in alternating updates, the strategies the other seat faced). Its
-  discount must only add (the storage discounted before the walk).
+  discount must leave what it skips right untouched: the storage discounted
+  before the walk (a discount that only adds), or held divided by running
+  factors that the discount carries (``pos_store``, ``neg_store`` and
+  ``sum_weight``: ``solver.cfr.engine.StorageScales``).
 
 Pruning: below an opponent's action that leaves his reach vector all zero,
 the traverser's values are zero, and best-response, evaluate and pruned update
@@ -86,7 +89,11 @@ TreeArrays = namedtuple("TreeArrays", "kind seat contrib first_child n_children 
 # transitions differ by round, and standing pat moves its state to the next round's buckets,
 # ``pat_moves``, where a value class stays itself.)
 DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_prob set_size hand_size pat_moves")
-Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weight")
+# ``pos_store`` / ``neg_store``: what an updated regret is multiplied by before it is stored,
+# where positive / negative (1 but with :class:`solver.cfr.engine.StorageScales`, whose storage
+# holds regrets divided by a seat's running discount).
+Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weight pos_store neg_store",
+                      defaults=(1.0, 1.0))
 NO_UPDATE = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # the discount of walks that update nothing
 Cuts = namedtuple("Cuts", "nodes index reach value")
 # The first entry of every decision node of the shape below every cut, built once
@@ -314,11 +321,14 @@ def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, 
 @njit(cache=True, fastmath=True)
 def _discounted_regret(old, gained, lost, discount):
     """A regret after one iteration: the old one discounted, plus ``gained - lost``, floored
-    at zero for CFR+ (the one DCFR/CFR+/linear/vanilla update)."""
+    at zero for CFR+ (the one DCFR/CFR+/linear/vanilla update), then times the store factor of
+    its sign (scaled storage, see ``Discount``)."""
     scaled = old * discount.pos_scale if old > 0.0 else old * discount.neg_scale
     new = scaled + gained - lost
     if discount.floor > 0.0 and new < 0.0:
         new = 0.0
+    if discount.pos_store != 1.0 or discount.neg_store != 1.0:
+        new *= discount.pos_store if new > 0.0 else discount.neg_store
     return new
 
 
@@ -916,7 +926,7 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
     n_cuts = len(cuts.nodes)
     work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
     no_storage = np.zeros(0, np.float32)
-    no_update = Discount(1.0, 1.0, 0.0, 1.0, 1.0)
+    no_update = Discount(1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0)
     first_mode = FULL if n_cuts == 0 else COLLECT
     traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, no_update, trunk, trunk_layout,
              draws, play, no_storage, no_storage, cuts, work, root_value, record)

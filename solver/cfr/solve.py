@@ -180,7 +180,10 @@ def _load_storage(engine, data: dict, path: Path) -> None:
     if regret.size != engine.regret.size:
         raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
                               f"{engine.regret.size})")
-    engine.load_storage(regret, strat_sum)
+    if hasattr(engine, "set_scale_factors"):
+        engine.load_storage(regret, strat_sum, data["scales"])
+    else:
+        engine.load_storage(regret, strat_sum)
 
 
 class RaySetup(NamedTuple):
@@ -254,7 +257,8 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), regret, strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
-                            locks.base if locks is not None else "", shards)
+                            locks.base if locks is not None else "", shards,
+                            engine.scale_factors() if hasattr(engine, "scale_factors") else None)
             if not shards:  # a Ray run's shards, resumed in one process: replaced
                 remove_shards(checkpoint_path.parent)
 
