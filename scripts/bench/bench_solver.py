@@ -7,6 +7,7 @@
     python scripts/bench/bench_solver.py throughput    # state-updates per second against copy bandwidth
     python scripts/bench/bench_solver.py scaling       # presets and caps: size, memory, time to 1 and 0.1 mbb
     python scripts/bench/bench_solver.py double --minutes 60   # double draw, full resolution (resumable)
+    python scripts/bench/bench_solver.py walks --rounds 2      # from its checkpoint: pruned walks against plain
 
 Each prints a plain-text table (``--json`` for JSON). Figures go to BENCHMARKS.md.
 """
@@ -79,7 +80,7 @@ def iterations_alone(config, algorithm: str | None, iterations: int, rounds: int
     engines (the median), against as many iterations of the walks of before (every node visited,
     every entry discounted: ``Engine(..., pruned=False)``) in alternating order; the default
     engine's exploitability after them (the solve's, bit for bit: checks change no storage)."""
-    from solver.cfr.engine import DEFAULT_ALGORITHM
+    from solver.cfr.engine import DEFAULT_ALGORITHM, Engine
 
     algorithm = algorithm or DEFAULT_ALGORITHM
     times = {"pruned": [], "plain": []}
@@ -170,7 +171,8 @@ def bench_throughput(args) -> dict:
              "double draw (cap 2)": (GameConfig(draws=2, cap=2, bets=DEFAULT_BETS[2]), max(args.iterations // 10, 1))}
     engines = {}
     for name, (config, _) in games.items():
-        engines[name] = Engine(config)
+        # Walks of every node and entry (the 24 bytes an entry counted above); pruned walks skip some.
+        engines[name] = Engine(config, pruned=False)
         engines[name].run_iterations(2)
     copies, numpy_copies = [], []
     timings = {name: {1: [], numba.config.NUMBA_NUM_THREADS: []} for name in games}
@@ -231,6 +233,45 @@ def bench_double(args) -> dict:
             "convergence": conv}
 
 
+def bench_walks(args) -> dict:
+    """Pruned walks against the walks of before, from the double-draw run's checkpoint
+    (``bench_solver.py double`` writes it): ``--iterations`` iterations each way, ``--rounds``
+    times in alternating order, one engine at a time (two would not fit in memory)."""
+    from solver.cfr import kernels
+    from solver.cfr.engine import Engine
+    from solver.cfr.files import load_checkpoint
+    from solver.game.config import load_preset
+
+    config = load_preset("double-draw")
+    path = ROOT / "runs" / "double-draw" / "checkpoint.npz"
+    if not path.is_file():
+        raise SystemExit(f"walks: no checkpoint at {path}: run `bench_solver.py double` first")
+    times = {"pruned": [], "plain": []}
+    iteration = None
+    for r in range(args.rounds):
+        for name in (("pruned", "plain") if r % 2 == 0 else ("plain", "pruned")):
+            data = load_checkpoint(path, config)
+            engine = Engine(config, str(data["algorithm"]), pruned=None if name == "pruned" else False)
+            regret, sums, scales = data.pop("regret"), data.pop("strat_sum"), data["scales"]
+            if name == "plain" and scales is not None:  # the true regrets and sums, in place, stored as they are
+                layout = engine.layout
+                for seat in (0, 1):
+                    kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, scales[0, seat],
+                                          scales[1, seat], False)
+                    kernels.discount_seat(sums, layout.slot_offset, layout.slot_seat, seat, scales[2, seat],
+                                          scales[2, seat], False)
+                scales = None
+            engine.load_storage(regret, sums, scales)
+            engine.iteration = iteration = int(data["iteration"])
+            del data, regret, sums
+            start = time.perf_counter()
+            engine.run_iterations(args.iterations)
+            times[name].append((time.perf_counter() - start) / args.iterations)
+            del engine
+    return {**machine(), "from_iteration": iteration, "iterations": args.iterations, "rounds": args.rounds,
+            "pruned_seconds_per_iteration": times["pruned"], "plain_seconds_per_iteration": times["plain"]}
+
+
 def bench_memory(args) -> dict:
     """Peak resident memory of a whole double-draw solve: engine, walks, checkpoint and strategy file."""
     from solver.game.config import load_preset
@@ -257,7 +298,8 @@ def bench_caps(args) -> dict:
     from solver.cfr.engine import Engine
     from solver.game.config import DEFAULT_BETS, GameConfig
 
-    engines = {cap: Engine(GameConfig(draws=2, cap=cap, bets=DEFAULT_BETS[2])) for cap in (2, 4)}
+    # (What an entry costs when a walk visits every one: pruned walks skip some.)
+    engines = {cap: Engine(GameConfig(draws=2, cap=cap, bets=DEFAULT_BETS[2]), pruned=False) for cap in (2, 4)}
     for engine in engines.values():
         engine.run_iterations(2)
     iterations = {2: 6, 4: 1}
@@ -308,7 +350,8 @@ def _timed(fn) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "memory", "double", "caps"])
+    parser.add_argument("what", choices=["single", "algorithms", "throughput", "scaling", "memory", "double", "caps",
+                                             "walks"])
     parser.add_argument("--algorithm", default=None, help="single, double: the algorithm (default: the solver's)")
     parser.add_argument("--target", type=float, default=None,
                         help="single: target mbb/hand (default 0.1); algorithms --double: default 1")
@@ -328,6 +371,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.what == "throughput" and args.iterations == 1000:
         args.iterations = 20
+    if args.what == "walks" and args.iterations == 1000:
+        args.iterations = 3
     if args.target is None:
         args.target = 1.0 if args.double else 0.1
     if args.algorithm is None and args.what == "single":  # (double: a resumed run keeps its own)
@@ -338,7 +383,7 @@ def main(argv=None) -> int:
         args.check_every = {"single": 50, "algorithms": 25, "double": 10, "scaling": 25}.get(args.what)
     result = {"single": bench_single, "algorithms": bench_algorithms, "throughput": bench_throughput,
               "scaling": bench_scaling, "memory": bench_memory, "double": bench_double,
-              "caps": bench_caps}[args.what](args)
+              "caps": bench_caps, "walks": bench_walks}[args.what](args)
     if args.json:
         print(json.dumps(result, indent=2, default=str))
     else:

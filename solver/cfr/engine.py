@@ -12,8 +12,9 @@ engine (a :class:`Schedule`), all with alternating updates:
   and gamma=4. Early regrets are discounted hard, later ones less and less (the
   idea of hyperparameter schedules, Zhang, McAleer & Sandholm 2024; this
   schedule is ours, chosen by measurement): single draw reaches 0.1 mbb/hand in
-  481 iterations against 856 for ``dcfr``, double draw at cap 2 1 mbb/hand in 221
-  against 301 (BENCHMARKS.md, the algorithms on single and double draw).
+  456 iterations against 856 for ``dcfr``, double draw at cap 2 1 mbb/hand in 231
+  against 301 (BENCHMARKS.md, the algorithms on single and double draw; pruned
+  walks, below, for dcfr-ramp).
 - ``dcfr``   Discounted CFR, alpha=1.5, beta=0, gamma=2 (Brown & Sandholm 2019).
   Positive regrets are scaled by t^a/(t^a+1), negative by 1/2, the average
   strategy by (t/(t+1))^g each iteration.
