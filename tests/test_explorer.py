@@ -131,7 +131,11 @@ def test_explorer_in_a_browser_reads_what_show_prints(solved, tmp_path, browser)
                  for s in browser.find_elements(By.CSS_SELECTOR, "#hand-result span[data-action]")}
         policy = strategy.policy(history, hand)
         decision = strategy.decision(history)
-        expected = {label: f"{100 * policy.get(label, 0.0):.2f}%" for label in decision.labels}
-        assert shown == expected, (history, shown, expected)
+        # The page keeps a hand's policy in steps of 1/65,535: at a rounding edge its second
+        # decimal can be one off what `badugi show` prints (76.10% for 76.09%), never more.
+        assert sorted(shown) == sorted(decision.labels), (history, shown)
+        for label in decision.labels:
+            page = float(shown[label].rstrip("%"))
+            assert abs(page - 100 * policy.get(label, 0.0)) <= 0.005 + 100 / 65535 / 2 + 1e-9, (history, shown, policy)
     browser.save_screenshot(str(tmp_path / "explorer.png"))
     assert (tmp_path / "explorer.png").stat().st_size > 10_000

@@ -112,7 +112,7 @@ class StorageScales:
     >>> d = Schedule("dcfr-ramp").discount(3)
     >>> scales.begin(d, 3)
     >>> w = scales.walk_discount(0, d, 3)
-    >>> w.pos_scale == d.pos_scale and w.pos_store == 1 / d.pos_scale and w.neg_scale == 0.0
+    >>> bool(w.pos_scale == d.pos_scale and w.pos_store == 1 / d.pos_scale and w.neg_scale == 0.0)
     True
     """
 
