@@ -351,6 +351,22 @@ def test_a_pruned_solve_keeps_its_scales_in_the_checkpoint_and_refuses_damaged_o
         solve(cfg, iterations=20, out_dir=tmp_path, resume=True)
 
 
+def test_a_checkpoint_of_walks_of_every_entry_resumes_pruned(tmp_path):
+    """A checkpoint without scales (format 2, or walks that discount every entry) holds true
+    regrets and sums: a pruned engine takes them with factors of 1 and goes on converging."""
+    from solver.cfr.files import save_checkpoint
+
+    cfg = load_preset("tiny-double-draw")
+    plain = Engine(cfg, pruned=False)
+    plain.run_iterations(20)
+    before = plain.exploitability().exploitability_mbb
+    save_checkpoint(tmp_path / CHECKPOINT_NAME, cfg, "dcfr-ramp", 20, 1.0, np.zeros((0, 3)), plain.regret.copy(),
+                    plain.strat_sum.copy(), plain.layout.row_of)
+    resumed = solve(cfg, iterations=300, out_dir=tmp_path, resume=True)
+    assert resumed.engine.scales is not None and resumed.iterations == 300
+    assert resumed.exploitability.exploitability_mbb < before / 5
+
+
 def test_resume_refuses_other_config_and_damage(tmp_path):
     solve(load_preset("tiny-no-draw"), iterations=5, out_dir=tmp_path)
     with pytest.raises(CheckpointError, match="not single-draw"):
