@@ -153,10 +153,8 @@ def test_scaled_storage_is_the_storage_discounted_entry_by_entry(algorithm, pres
     assert scaled.scales is not None and plain.scales is None
     scaled.run_iterations(3)
     _discounted_pruned_iterations(plain, 3)
-    layout = plain.layout
-    seat = np.repeat(layout.slot_seat, np.diff(layout.slot_offset))
-    regret = scaled.scales.true_regrets(scaled.regret.astype(np.float64), seat)
-    sums = scaled.strat_sum * scaled.scales.factors[2, seat]
+    regret, sums = scaled.regret.copy(), scaled.strat_sum.copy()
+    scaled.scales.unscale(plain.layout, regret, sums)
     if algorithm == "dcfr-ramp":  # negative regrets reset: what is stored below zero counts as zero
         assert scaled.scales.factors[1].tolist() == [0.0, 0.0]
         assert np.all(regret[scaled.regret < 0] == 0.0)

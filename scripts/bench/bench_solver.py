@@ -84,7 +84,7 @@ def iterations_alone(config, algorithm: str | None, iterations: int, rounds: int
 
     algorithm = algorithm or DEFAULT_ALGORITHM
     times = {"pruned": [], "plain": []}
-    exploitability = None
+    exploitability, pruned = None, None
     for r in range(rounds):
         for name in (("pruned", "plain") if r % 2 == 0 else ("plain", "pruned")):
             engine = Engine(config, algorithm, pruned=None if name == "pruned" else False)
@@ -92,12 +92,12 @@ def iterations_alone(config, algorithm: str | None, iterations: int, rounds: int
             engine.run_iterations(iterations)
             times[name].append(time.perf_counter() - start)
             if name == "pruned" and exploitability is None:
-                exploitability = engine.exploitability().exploitability_mbb
+                exploitability, pruned = engine.exploitability().exploitability_mbb, engine.scales is not None
     median = {name: float(np.median(t)) for name, t in times.items()}
     return {"alone_iterations": iterations, "alone_seconds": median["pruned"], "alone_seconds_all": times["pruned"],
             "plain_seconds": median["plain"], "plain_seconds_all": times["plain"],
             "alone_exploitability_mbb": exploitability,
-            "alone_pruned": Engine(config, algorithm).scales is not None}
+            "alone_pruned": pruned}
 
 
 def bench_algorithms(args) -> dict:
@@ -237,8 +237,7 @@ def bench_walks(args) -> dict:
     """Pruned walks against the walks of before, from the double-draw run's checkpoint
     (``bench_solver.py double`` writes it): ``--iterations`` iterations each way, ``--rounds``
     times in alternating order, one engine at a time (two would not fit in memory)."""
-    from solver.cfr import kernels
-    from solver.cfr.engine import Engine
+    from solver.cfr.engine import Engine, StorageScales
     from solver.cfr.files import load_checkpoint
     from solver.game.config import load_preset
 
@@ -254,12 +253,7 @@ def bench_walks(args) -> dict:
             engine = Engine(config, str(data["algorithm"]), pruned=None if name == "pruned" else False)
             regret, sums, scales = data.pop("regret"), data.pop("strat_sum"), data["scales"]
             if name == "plain" and scales is not None:  # the true regrets and sums, in place, stored as they are
-                layout = engine.layout
-                for seat in (0, 1):
-                    kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, scales[0, seat],
-                                          scales[1, seat], False)
-                    kernels.discount_seat(sums, layout.slot_offset, layout.slot_seat, seat, scales[2, seat],
-                                          scales[2, seat], False)
+                StorageScales(scales).unscale(engine.layout, regret, sums)
                 scales = None
             engine.load_storage(regret, sums, scales)
             engine.iteration = iteration = int(data["iteration"])

@@ -386,18 +386,9 @@ class RayEngine(Engine):
                          self._trunk_layout, w.draws, play, regret, strat_sum, cuts, work, root_value, w.no_record)
         return kernels.root_total(deal, root_value)
 
-    def run_iterations(self, n: int) -> None:
-        for _ in range(n):
-            t = self.iteration + 1
-            discount = self.schedule.discount(t)
-            if self.scales is not None:  # pruned, as one process walks (Engine.run_iterations)
-                self.scales.begin(discount, t)
-                for seat in (0, 1):
-                    self._walk(seat, kernels.UPDATE_PRUNED, self.scales.walk_discount(seat, discount, t))
-            else:
-                for seat in (0, 1):
-                    self._walk(seat, kernels.UPDATE, discount)
-            self.iteration = t
+    def _update_walk(self, seat: int, policy: int, discount) -> None:
+        """Engine.run_iterations's update walks, over the actors' subtrees."""
+        self._walk(seat, policy, discount)
 
     def exploitability(self) -> Exploitability:
         no = kernels.NO_UPDATE

@@ -136,10 +136,14 @@ class StorageScales:
         return Discount(pos, neg, discount.floor, 1.0, discount.sum_weight / self.factors[2, 1 - seat],
                         1.0 / pos, 1.0 / neg if neg > 0.0 else 1.0 / pos)
 
-    def true_regrets(self, stored: np.ndarray, seat_of_entry: np.ndarray) -> np.ndarray:
-        """The true regrets of ``stored`` (float64), given each entry's seat."""
-        pos, neg = self.factors[0, seat_of_entry], self.factors[1, seat_of_entry]
-        return np.where(stored > 0, stored * pos, stored * neg)
+    def unscale(self, layout: StrategyLayout, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        """Turn ``regret`` and ``strat_sum``, stored as these factors hold them, into their true
+        values in place (a pass over each seat's slots: what discounting every entry gives)."""
+        for seat in (0, 1):
+            kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, self.factors[0, seat],
+                                  self.factors[1, seat], False)
+            kernels.discount_seat(strat_sum, layout.slot_offset, layout.slot_seat, seat, self.factors[2, seat],
+                                  self.factors[2, seat], False)
 
 
 @contextmanager
@@ -310,18 +314,21 @@ class Engine:
                 # Pruned: each walk updates the traverser's regrets and the opponent's sums.
                 self.scales.begin(discount, t)
                 for seat in (0, 1):
-                    walk_discount = self.scales.walk_discount(seat, discount, t)
-                    self.walker.walk(seat, kernels.UPDATE_PRUNED, self.regret, walk_discount, self.regret,
-                                     self.strat_sum)
-                self.iteration = t
-                continue
-            for seat in (0, 1):
-                if shared:
+                    self._update_walk(seat, kernels.UPDATE_PRUNED, self.scales.walk_discount(seat, discount, t))
+            elif shared:
+                for seat in (0, 1):
                     with discounted_update(self.layout, self.regret, self.strat_sum, (seat,), discount) as adding:
                         self.walker.walk(seat, kernels.UPDATE, self.regret, adding, self.regret, self.strat_sum)
-                else:
-                    self.walker.walk(seat, kernels.UPDATE, self._play_rows(), discount, self.regret, self.strat_sum)
+            else:
+                for seat in (0, 1):
+                    self._update_walk(seat, kernels.UPDATE, discount)
             self.iteration = t
+
+    def _update_walk(self, seat: int, policy: int, discount: Discount) -> None:
+        """One seat's update walk (``UPDATE`` plays the regrets with locked rows replaced; a Ray
+        engine walks its actors' subtrees instead)."""
+        play = self._play_rows() if policy == kernels.UPDATE else self.regret
+        self.walker.walk(seat, policy, play, discount, self.regret, self.strat_sum)
 
     def exploitability(self) -> Exploitability:
         """Exact best responses against the average strategy, and its game value (in a locked
