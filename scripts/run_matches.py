@@ -149,6 +149,25 @@ def main(argv=None) -> int:
     return 0
 
 
+def played(gap: dict) -> str:
+    """The strategy a game's matches played, as its iterations and exploitability."""
+    return f"{gap['iterations']} iterations, {gap['exploitability_mbb']:.3g} mbb/hand"
+
+
+def committed_note(gap: dict) -> str:
+    """Whether the strategy played is the solve results/ describes (same iterations and
+    exploitability as its summary.json), said in words for the README's table."""
+    path = ROOT / "results" / Path(gap["strategy"]).name / "summary.json"
+    if not path.is_file():
+        return "no reference solve"
+    s = json.loads(path.read_text())
+    if s["iterations"] == gap["iterations"] and abs(s["exploitability_mbb"] - gap["exploitability_mbb"]) <= (
+            5e-4 * max(1.0, abs(s["exploitability_mbb"]))):
+        return "the same solve"
+    return (f"**another solve** ({s['iterations']} iterations, {s['exploitability_mbb']:.3g} mbb/hand): these "
+            "matches were played by an earlier strategy, not the committed one")
+
+
 def write_readme(rows, gaps, args, seconds) -> None:
     extra = {name: summary(RUNS / name) for name in EXTRA}
     text = ["# Matches in real Badugi", "",
@@ -176,6 +195,11 @@ def write_readme(rows, gaps, args, seconds) -> None:
                         f"| {r['button_mbb']:+.1f} ± {r['button_ci95']:.1f} "
                         f"| {r['big_blind_mbb']:+.1f} ± {r['big_blind_ci95']:.1f} | "
                         + ("—" if r["model_mbb"] != r["model_mbb"] else f"{r['model_mbb']:+.1f}") + " |")
+    text += ["", "## Which strategies played", "",
+             "Each game's strategy, against the reference solve committed in `results/GAME/summary.json`:", "",
+             "| game | strategy played | results/ holds |", "|---|---|---|"]
+    for g in gaps:
+        text.append(f"| {Path(g['strategy']).name} | {played(g)} | {committed_note(g)} |")
     text += ["", "## The model gap", "",
              "The solver's model gives each player a deck of his own; in the real game the cards one player "
              "holds or throws are not in the other's draws. A strategy playing itself shows the button's "

@@ -17,6 +17,7 @@ import sys
 
 from abstractions.files import atomic_write
 
+from .cfr.algorithms import ALGORITHMS, algorithm_help
 from .game.tree import DRAW, SEAT_NAMES, action_name
 
 EXAMPLES = """\
@@ -523,9 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="compute a near-equilibrium strategy", epilog=SOLVE_EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
-    p.add_argument("--algorithm", choices=["dcfr-ramp", "dcfr", "cfr+", "linear", "cfr"],  # engine.ALGORITHMS
-                   help="CFR variant (default dcfr-ramp: DCFR with alpha_t = min(4, 1 + t/100), negative regrets "
-                   "reset, gamma 4; dcfr: alpha 1.5, beta 0, gamma 2; a resumed run keeps its own)")
+    p.add_argument("--algorithm", choices=ALGORITHMS, help="CFR variant: " + algorithm_help())
     p.add_argument("--iterations", type=int, help="stop at this many iterations in all (a resumed run counts its past)")
     p.add_argument("--target-exploitability", type=float, metavar="MBB",
                    help="stop once exploitability is at most MBB mbb/hand")

@@ -431,11 +431,6 @@ def _help_examples() -> list[str]:
     return commands
 
 
-def _python_examples() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    return re.findall(r"```python\n(.*?)```", text, re.S)
-
-
 @pytest.fixture
 def example_dir(tmp_path):
     """A working folder as a user's after the examples before: runs to show, a config to plan."""
@@ -472,9 +467,7 @@ def test_every_readme_example_runs(example_dir):
     commands = _readme_examples()
     assert len(commands) >= 15 and any(c.startswith("badugi solve") for c in commands)
     _run_examples(commands, example_dir)
-    for code in _python_examples():
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=example_dir)
-        assert proc.returncode == 0, proc.stderr
+    # The Python examples, with what they print: tests/test_readme.py.
 
 
 def test_every_help_example_runs(example_dir):

@@ -48,14 +48,11 @@ from ..game.layout import StrategyLayout
 from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.tree import PublicTree, build_tree
 from . import kernels
+from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, RAMP_GAMMA, RAMP_ITERATIONS, RAMP_TOP  # noqa: F401
 from .kernels import Discount
 from .locks import LockError, LockFile, Locks, compile_locks, lock_strategy
 from .walker import Exploitability, Walker, class_strategy, normalised_slots
 
-ALGORITHMS = ("dcfr-ramp", "dcfr", "cfr+", "linear", "cfr")
-DEFAULT_ALGORITHM = "dcfr-ramp"
-# dcfr-ramp: alpha_t = min(RAMP_TOP, 1 + t / RAMP_ITERATIONS), negatives reset, gamma = RAMP_GAMMA.
-RAMP_ITERATIONS, RAMP_TOP, RAMP_GAMMA = 100.0, 4.0, 4.0
 
 
 @dataclass(frozen=True)

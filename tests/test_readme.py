@@ -1,0 +1,137 @@
+"""The README and results/ say what a user will see.
+
+The Python example prints what it shows when run on what the README's main command writes;
+the presets table, results/README.md and results/matches quote the committed summaries'
+figures; the algorithms' descriptions are the ones ``--help`` prints. (That every command
+example runs: tests/test_nothing_lost.py.)
+"""
+
+import doctest
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from solver.cfr.algorithms import ALGORITHM_HELP, algorithm_table
+from solver.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+RESULTS = ROOT / "results"
+PRESET_RESULTS = {"single-draw": "single-draw", "double-draw": "double-draw",
+                  "triple-draw-bucketed": "triple-draw-cap1", "triple-draw": "triple-draw-cap4"}
+
+
+def _summary(folder: str) -> dict:
+    return json.loads((RESULTS / folder / "summary.json").read_text())
+
+
+def _printed(value: float, text: str) -> bool:
+    """``text`` is ``value`` as printed to the digits it shows."""
+    digits = len(text.split(".")[1]) if "." in text else 0
+    return abs(float(text.replace(",", "")) - value) <= 0.5 * 10 ** -digits + 1e-12
+
+
+def test_the_python_example_prints_what_it_shows(tmp_path, monkeypatch):
+    """Every ``>>>`` line of the README runs on what ``badugi solve`` writes, printing what the
+    README shows."""
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    assert blocks and all(">>>" in block for block in blocks)
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", "--quiet", "--no-charts"]) == 0  # the README's main command: runs/single-draw
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    globs: dict = {}
+    for n, block in enumerate(blocks):
+        test = parser.get_doctest(block, globs, f"README python block {n}", "README.md", 0)
+        assert test.examples
+        runner.run(test)
+    assert runner.failures == 0, f"{runner.failures} README example(s) print something else (see above)"
+
+
+def _presets_table() -> dict[str, dict]:
+    start = README.index("<!-- presets-table")
+    rows = {}
+    for line in README[start:].splitlines()[1:]:
+        if not line.startswith("|"):
+            if rows:
+                break
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = {"memory": cells[2], "solved": cells[3], "exploitability": cells[4],
+                                         "value": cells[5]}
+    return rows
+
+
+def test_the_presets_table_quotes_the_committed_solves():
+    rows = _presets_table()
+    assert set(rows) == set(PRESET_RESULTS)
+    for preset, folder in PRESET_RESULTS.items():
+        s, row = _summary(folder), rows[preset]
+        assert _printed(s["exploitability_mbb"], row["exploitability"]), (preset, row)
+        assert _printed(s["game_value_mbb"], row["value"].lstrip("+")), (preset, row)
+        algorithm, iterations = re.match(r"(\S+), ([\d,]+) iterations", row["solved"]).groups()
+        assert algorithm == s["algorithm"] and int(iterations.replace(",", "")) == s["iterations"], (preset, row)
+        minutes = re.search(r"\((\d+) min\)", row["solved"])
+        if minutes:
+            assert int(minutes.group(1)) == round(s["seconds"] / 60), (preset, row)
+        amount, unit = row["memory"].split()
+        assert _printed(s["memory_bytes"] / 2 ** {"MiB": 20, "GiB": 30}[unit], amount), (preset, row)
+
+
+def test_results_readme_quotes_the_summaries():
+    text = (RESULTS / "README.md").read_text()
+    sections = re.findall(r"^## (.*?)\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    described = 0
+    for title, body in sections:
+        found = re.search(r"Solved with (\S+) for (\d+) iterations \((\d+) s on (\d+) threads?\): "
+                          r"exploitability \*\*([\d.]+) mbb/hand\*\*.*?the button wins \*\*([-+\d.]+) mbb/hand", body,
+                          re.S)
+        if not found:
+            continue
+        folder = re.search(r"\]\(\./([\w-]+)/", body).group(1)
+        s = _summary(folder)
+        algorithm, iterations, seconds, threads, exploitability, value = found.groups()
+        assert (algorithm, int(iterations), int(seconds), int(threads)) == (
+            s["algorithm"], s["iterations"], round(s["seconds"]), s["threads"]), title
+        assert _printed(s["exploitability_mbb"], exploitability) and _printed(s["game_value_mbb"], value), title
+        described += 1
+    assert described == len(PRESET_RESULTS)
+    # The time of the charts is a figure this run measured, never a placeholder.
+    assert not re.search(r"\b0\.0 minutes", text)
+
+
+def test_matches_say_which_strategy_played():
+    """A match row of a strategy other than the committed one says so: results/matches never
+    passes an earlier solve's matches off as the committed strategy's."""
+    import csv
+
+    with open(RESULTS / "matches" / "model_gap.csv", newline="") as f:
+        gaps = list(csv.DictReader(f))
+    text = (RESULTS / "matches" / "README.md").read_text()
+    text = text[text.index("## Which strategies played"):]
+    text = text[:text.index("\n## ", 1)]
+    assert gaps
+    for g in gaps:
+        folder = Path(g["strategy"]).name
+        s = _summary(folder)
+        same = int(g["iterations"]) == s["iterations"] and _printed(s["exploitability_mbb"], g["exploitability_mbb"])
+        row = re.search(rf"^\| {re.escape(folder)} \| (.*)$", text, re.M)
+        assert row, folder
+        assert ("the same solve" in row.group(1)) == same and ("another solve" in row.group(1)) != same, row.group(0)
+
+
+def test_algorithms_are_described_once():
+    """The README's algorithm table and ``--help`` are both made from solver.cfr.algorithms."""
+    assert algorithm_table() in README
+    solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
+    help_text = next(a.help for a in solve_parser._actions if a.dest == "algorithm")
+    for name, description in ALGORITHM_HELP.items():
+        assert f"{name}" in help_text and description in help_text
+
+
+@pytest.mark.parametrize("claim", ["solved with `dcfr`", "15.1 GiB", "export never overwrites"])
+def test_stale_claims_are_gone(claim):
+    assert claim not in README
