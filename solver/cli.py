@@ -654,7 +654,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"badugi {args.command}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
-        print(f"badugi {args.command}: {stop or 'interrupted'}", file=sys.stderr)
+        print(f"badugi {args.command}: {str(stop) or 'interrupted'}", file=sys.stderr)
         return 130
     except OSError as err:
         # A full disk, a file size limit, a folder that vanished: files already written stand.
