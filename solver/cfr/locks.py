@@ -116,7 +116,7 @@ class LockFile:
         elif not path.exists():
             raise LockError(f"lock file {path}: no such file (shipped locks: {', '.join(shipped_locks())})")
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
         except OSError as err:
             raise LockError(f"lock file {path}: {err.strerror or err}") from None
         except UnicodeDecodeError:

@@ -113,24 +113,47 @@ def make_engine(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, row_of=N
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
     certified at full resolution. ``locks``: decisions fixed (built trees only). ``ray``: the
     built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`)."""
+    if check_solvable(config, locks, ray, streamed):
+        if ray is not None:
+            from .distributed import RayEngine
+
+            return RayEngine(config, algorithm, ray.address, ray.actors, row_of=row_of, actor_cpus=ray.actor_cpus,
+                             locks=locks)
+        return Engine(config, algorithm, row_of=row_of, locks=locks)
+    return AbstractEngine(config, algorithm, row_of=row_of)
+
+
+def check_solvable(config: GameConfig, locks: LockFile | None = None, ray: RaySetup | None = None,
+                   streamed: bool | None = None) -> bool:
+    """Whether :func:`make_engine` builds the game's tree (else it streams it); a ValueError
+    (SolveTooLarge, LockError, RayError) for a solve it would refuse, found from the plan alone:
+    before anything is built, compiled or printed."""
     plan = plan_solve(config)
     built = not (plan.streamed if streamed is None else streamed)
-    if ray is not None:
-        from .distributed import RayEngine, RayError
-
-        if not built:
-            raise RayError(f"{config.describe()}: a game solved over a streamed tree does not run on Ray yet")
-        return RayEngine(config, algorithm, ray.address, ray.actors, row_of=row_of, actor_cpus=ray.actor_cpus,
-                         locks=locks)
     if built:
-        return Engine(config, algorithm, row_of=row_of, locks=locks)
+        plan.check_tree_fits()
+        return True
+    if ray is not None:
+        from .distributed import RayError
+
+        raise RayError(f"{config.describe()}: a game solved over a streamed tree does not run on Ray yet")
     if locks is not None:
         raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "
                         "resolution; this one is solved in its abstract game over a streamed tree")
     if not plan.abstract_game_ready:
         raise SolveTooLarge(f"{config.describe()}: its {plan.counts.nodes:,}-node tree is too big to solve over; "
                             "give card buckets in every round and a recall (see the triple-draw preset)")
-    return AbstractEngine(config, algorithm, row_of=row_of)
+    return False
+
+
+def check_resume(data: dict, path: Path, locks: LockFile | None) -> None:
+    """A checkpoint (read by :func:`load_checkpoint`, which checks its game and algorithm) resumes
+    only with the lock file it was solved with."""
+    given = locks.text if locks is not None else ""
+    if data["lock_toml"] != given:
+        raise CheckpointError(f"{path} was solved " + ("without a lock file" if not data["lock_toml"]
+                              else "with another lock file" if given else "with a lock file")
+                              + ("; give the same --lock" if data["lock_toml"] else ""))
 
 
 def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
@@ -234,11 +257,7 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
             raise ValueError("resume needs an output directory holding a checkpoint")
         data = load_checkpoint(checkpoint_path, config, algorithm)
         algorithm = str(data["algorithm"])
-        given = locks.text if locks is not None else ""
-        if data["lock_toml"] != given:
-            raise CheckpointError(f"{checkpoint_path} was solved " + ("without a lock file" if not data["lock_toml"]
-                                  else "with another lock file" if given else "with a lock file")
-                                  + ("; give the same --lock" if data["lock_toml"] else ""))
+        check_resume(data, checkpoint_path, locks)
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
         engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks, ray=ray)
         # The engine takes the loaded arrays: copying them into its own would touch a second
