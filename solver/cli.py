@@ -287,9 +287,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     labels, kind, seat = decision.labels, decision.kind, decision.seat
     names = [action_name(label, kind) for label in labels]
     where = f"{SEAT_NAMES[seat]}'s {'draw' if kind == DRAW else 'betting'} decision"
+    value = strategy.hand_class(args.hand) if args.hand else None  # (a bad hand: an error before any line)
     print(f"history {args.history!r}: {where} ({strategy.config.describe()})")
     if args.hand:
-        value = strategy.hand_class(args.hand)
         print(f"hand {args.hand}: {strategy.evaluator.describe(value)} (class {value})")
         _say_whole_walks(strategy, args.history)
         reach = strategy.reach(args.history, args.hand)
@@ -430,9 +430,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         if not args.json and total > done:
             print(f"  {2 * done:,} of {2 * total:,} hands", file=sys.stderr, flush=True)
 
-    if args.hands % 2:
-        print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)
     result = play_match(config, args.a, args.b, args.hands, args.seed, progress=progress)
+    if args.hands % 2:  # (said once the players are known good: an error comes alone)
+        print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)
     print(json.dumps(result.to_json()) if args.json else result.describe())
     return 0
 

@@ -132,6 +132,13 @@ def check_solvable(config: GameConfig, locks: LockFile | None = None, ray: RaySe
     built = not (plan.streamed if streamed is None else streamed)
     if built:
         plan.check_tree_fits()
+        plan.check_fits()
+        if locks is not None:
+            locks.check_hands(config)  # (a rule that matches no decision is found with the tree)
+        if ray is not None:
+            from .distributed import import_ray
+
+            import_ray()
         return True
     if ray is not None:
         from .distributed import RayError
@@ -143,6 +150,7 @@ def check_solvable(config: GameConfig, locks: LockFile | None = None, ray: RaySe
     if not plan.abstract_game_ready:
         raise SolveTooLarge(f"{config.describe()}: its {plan.counts.nodes:,}-node tree is too big to solve over; "
                             "give card buckets in every round and a recall (see the triple-draw preset)")
+    plan.check_fits()
     return False
 
 
