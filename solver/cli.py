@@ -87,9 +87,12 @@ class _InRange(argparse.Action):
 
 
 def _add_deck_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ranks", type=int, default=13, action=_InRange, low=1, high=13, help="ranks in the deck, ace upward (default 13)")
-    parser.add_argument("--suits", type=int, default=4, action=_InRange, low=1, high=4, help="suits in the deck, s,h,d,c order (default 4)")
-    parser.add_argument("--hand-size", type=int, default=4, action=_InRange, low=1, high=4, help="cards per hand, 1-4 (default 4)")
+    parser.add_argument("--ranks", type=int, default=13, action=_InRange, low=1, high=13,
+                        help="ranks in the deck, ace upward (default 13)")
+    parser.add_argument("--suits", type=int, default=4, action=_InRange, low=1, high=4,
+                        help="suits in the deck, s,h,d,c order (default 4)")
+    parser.add_argument("--hand-size", type=int, default=4, action=_InRange, low=1, high=4,
+                        help="cards per hand, 1-4 (default 4)")
 
 
 def _add_game_args(parser: argparse.ArgumentParser) -> None:
@@ -558,15 +561,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithm", choices=["dcfr-ramp", "dcfr", "cfr+", "linear", "cfr"],  # engine.ALGORITHMS
                    help="CFR variant (default dcfr-ramp: DCFR with alpha_t = min(4, 1 + t/100), negative regrets "
                    "reset, gamma 4; dcfr: alpha 1.5, beta 0, gamma 2; a resumed run keeps its own)")
-    p.add_argument("--iterations", type=int, action=_InRange, low=1, help="stop at this many iterations in all (a resumed run counts its past)")
+    p.add_argument("--iterations", type=int, action=_InRange, low=1,
+                   help="stop at this many iterations in all (a resumed run counts its past)")
     p.add_argument("--target-exploitability", type=float, metavar="MBB", action=_InRange, above=0,
                    help="stop once exploitability is at most MBB mbb/hand")
-    p.add_argument("--time-limit", type=float, metavar="S", action=_InRange, above=0, help="stop after S seconds in all")
+    p.add_argument("--time-limit", type=float, metavar="S", action=_InRange, above=0,
+                   help="stop after S seconds in all")
     p.add_argument("--out", help="output directory (default runs/PRESET)")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
     p.add_argument("--force", action="store_true", help="replace a run already in --out")
     p.add_argument("--threads", type=int, action=_InRange, low=1, help="worker threads (default: all cores)")
-    p.add_argument("--check-every", type=int, metavar="N", action=_InRange, low=1, help="measure exploitability every N iterations "
+    p.add_argument("--check-every", type=int, metavar="N", action=_InRange, low=1,
+                   help="measure exploitability every N iterations "
                    "(default: adaptive, about a tenth of the run time)")
     p.add_argument("--lock", metavar="FILE", help="a lock file (TOML) or a shipped lock's name (never-snows, "
                    "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
@@ -574,8 +580,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray", metavar="ADDRESS", help="run the subtrees in Ray actors: a cluster's address "
                    "(host:port, or auto), or local to start a runtime on this machine (pip install -e '.[ray]'); "
                    "the result is the one-process result bit for bit")
-    p.add_argument("--actors", type=int, default=2, action=_InRange, low=1, help="with --ray: actors owning the subtrees (default 2)")
-    p.add_argument("--actor-cpus", type=float, default=1.0, action=_InRange, above=0, help="with --ray: CPUs each actor asks for (default 1)")
+    p.add_argument("--actors", type=int, default=2, action=_InRange, low=1,
+                   help="with --ray: actors owning the subtrees (default 2)")
+    p.add_argument("--actor-cpus", type=float, default=1.0, action=_InRange, above=0,
+                   help="with --ray: CPUs each actor asks for (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
                    "seconds for single draw, a minute or two for double draw, about the certificate's time "
@@ -598,11 +606,13 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="output directory of badugi solve")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
-    p.add_argument("--round", type=int, action=_InRange, low=0, help="only this betting round (0 = before the first draw; "
+    p.add_argument("--round", type=int, action=_InRange, low=0,
+                   help="only this betting round (0 = before the first draw; "
                    "draw decisions after round R count as round R)")
     p.add_argument("--kind", choices=["bet", "draw"], help="only betting or only draw decisions")
     p.add_argument("--prefix", help="only decision points at or below this history")
-    p.add_argument("--min-reach", type=float, default=0.0, action=_InRange, low=0, high=1, help="only rows reached at least this often")
+    p.add_argument("--min-reach", type=float, default=0.0, action=_InRange, low=0, high=1,
+                   help="only rows reached at least this often")
     p.add_argument("--out", help="write to this file instead of standard output")
     p.set_defaults(func=cmd_export)
 
@@ -623,9 +633,11 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A", help="player A (figures are A's)")
     p.add_argument("b", metavar="B", help="player B")
-    p.add_argument("--hands", type=int, default=200_000, action=_InRange, low=2, high=10**9, help="hands in all, played as duplicate pairs "
+    p.add_argument("--hands", type=int, default=200_000, action=_InRange, low=2, high=10**9,
+                   help="hands in all, played as duplicate pairs "
                    "(default 200000)")
-    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0, help="fixes the deals and mixed actions (default 0)")
+    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0,
+                   help="fixes the deals and mixed actions (default 0)")
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.set_defaults(func=cmd_match)
@@ -639,8 +651,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="output directory of badugi solve (or exploit)")
     p.add_argument("--out", help="the HTML file to write (default DIR/explorer.html)")
     p.add_argument("--prefix", help="only the decision points at or below this history")
-    p.add_argument("--max-round", type=int, action=_InRange, low=0, help="only betting rounds up to this one (0 = before the first draw)")
-    p.add_argument("--max-mb", type=float, default=20.0, action=_InRange, above=0, help="refuse a selection bigger than this (default 20)")
+    p.add_argument("--max-round", type=int, action=_InRange, low=0,
+                   help="only betting rounds up to this one (0 = before the first draw)")
+    p.add_argument("--max-mb", type=float, default=20.0, action=_InRange, above=0,
+                   help="refuse a selection bigger than this (default 20)")
     p.set_defaults(func=cmd_explore)
 
     p = sub.add_parser("exploit", help="the best response to a fixed opponent, as a strategy directory",
@@ -667,9 +681,12 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the plan as one JSON object")
-    p.add_argument("--machines", type=int, action=_InRange, low=1, help="plan a full-resolution solve on a Ray cluster of this many machines")
-    p.add_argument("--machine-memory", type=float, metavar="GIB", action=_InRange, above=0, help="with --machines: memory of each machine")
-    p.add_argument("--machine-cores", type=int, metavar="N", action=_InRange, low=1, help="with --machines: cores of each machine")
+    p.add_argument("--machines", type=int, action=_InRange, low=1,
+                   help="plan a full-resolution solve on a Ray cluster of this many machines")
+    p.add_argument("--machine-memory", type=float, metavar="GIB", action=_InRange, above=0,
+                   help="with --machines: memory of each machine")
+    p.add_argument("--machine-cores", type=int, metavar="N", action=_InRange, low=1,
+                   help="with --machines: cores of each machine")
     p.set_defaults(func=cmd_plan)
     return parser
 
