@@ -12,6 +12,7 @@ import contextlib
 import gc
 import itertools
 import json
+import math
 import signal
 import sys
 
@@ -55,10 +56,44 @@ class CliError(ValueError):
     """A user-facing error: printed as one line, exit status 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line, like every other error of the command (a pointer to
+    --help instead of the usage block)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _InRange(argparse.Action):
+    """A numeric option's range, checked as it is parsed (before anything runs or prints): one
+    line naming the option and its range, exit status 2. ``low``/``high``: bounds included;
+    ``above``: a bound excluded. NaN and infinities are never in range."""
+
+    def __init__(self, option_strings, dest, low=None, high=None, above=None, **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.low, self.high, self.above = low, high, above
+        kind, number = ("an integer", "{:,}".format) if self.type is int else ("a finite number", "{:g}".format)
+        if above is not None:
+            self.range = f"{kind} above {number(above)}" + (f" and at most {number(high)}" if high is not None else "")
+        elif high is not None:
+            self.range = f"{kind} from {number(low)} to {number(high)}"
+        else:
+            self.range = f"{kind} of at least {number(low)}"
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if not (math.isfinite(value) and (self.low is None or value >= self.low)
+                and (self.above is None or value > self.above) and (self.high is None or value <= self.high)):
+            parser.exit(2, f"{parser.prog}: error: {option_string} must be {self.range}, got {value!r}\n")
+        setattr(namespace, self.dest, value)
+
+
 def _add_deck_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ranks", type=int, default=13, help="ranks in the deck, ace upward (default 13)")
-    parser.add_argument("--suits", type=int, default=4, help="suits in the deck, s,h,d,c order (default 4)")
-    parser.add_argument("--hand-size", type=int, default=4, help="cards per hand, 1-4 (default 4)")
+    parser.add_argument("--ranks", type=int, default=13, action=_InRange, low=1, high=13,
+                        help="ranks in the deck, ace upward (default 13)")
+    parser.add_argument("--suits", type=int, default=4, action=_InRange, low=1, high=4,
+                        help="suits in the deck, s,h,d,c order (default 4)")
+    parser.add_argument("--hand-size", type=int, default=4, action=_InRange, low=1, high=4,
+                        help="cards per hand, 1-4 (default 4)")
 
 
 def _add_game_args(parser: argparse.ArgumentParser) -> None:
@@ -110,13 +145,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .cfr.engine import DEFAULT_ALGORITHM
     from .cfr.files import CHECKPOINT_NAME, load_checkpoint
     from .cfr.locks import LockFile
-    from .cfr.solve import check_stopping_rules, solve
+    from .cfr.solve import RaySetup, check_resume, check_solvable, check_stopping_rules, solve
     from .tables.charts import plot_convergence
 
+    # Everything a user can get wrong is checked before the first line is printed.
     if args.threads is not None:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
-            raise CliError(f"--threads must be 1 to {numba.config.NUMBA_NUM_THREADS}")
+            raise CliError(f"--threads must be 1 to {numba.config.NUMBA_NUM_THREADS} (this machine's cores), "
+                           f"got {args.threads}")
         numba.set_num_threads(args.threads)
+    if args.resume and args.force:
+        raise CliError("--resume continues the run in --out and --force replaces it: give one of them")
     out = Path(args.out) if args.out else None
     config = None
     algorithm = args.algorithm or DEFAULT_ALGORITHM
@@ -124,15 +163,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
         raise CliError("--lock needs a lock file or a shipped lock's name")
     locks = LockFile.read(args.lock) if args.lock else None
     if args.resume:
-        # The checkpoint says which game and algorithm it is, unless the command does.
+        # The checkpoint says which game and algorithm it is, unless the command does (then they must agree).
         if out is None:
             raise CliError("--resume needs --out DIR (the directory of the interrupted run)")
+        given = None if args.preset is None and args.config is None else _game_config(args)
         # (Not its storage: solve() reads that; two copies of a big game's would not fit.)
-        saved = load_checkpoint(out / CHECKPOINT_NAME, storage=False)
-        config = saved["config"] if args.preset is None and args.config is None else None
-        algorithm = args.algorithm or str(saved["algorithm"])
+        saved = load_checkpoint(out / CHECKPOINT_NAME, given, args.algorithm, storage=False)
+        config = saved["config"]
+        algorithm = str(saved["algorithm"])
         if args.lock is None and saved["lock_toml"]:
             locks = LockFile.parse(saved["lock_toml"], f"{out}'s lock", saved["lock_base"])
+        check_resume(saved, out / CHECKPOINT_NAME, locks)
     config = config or _game_config(args)
     if out is None:
         out = Path("runs") / (Path(args.config).stem if args.config else (args.preset or "single-draw"))
@@ -140,20 +181,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if target is None and limit is None and iterations is None:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     check_stopping_rules(iterations, target, limit)
+    ray = RaySetup(args.ray, args.actors, args.actor_cpus) if args.ray is not None else None
+    check_solvable(config, locks, ray)
     _check_run_directory(out, args.resume, args.force)
     say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     say(f"solving {config.describe()} with {algorithm} -> {out}")
     if not kernels_cached():
         say(f"compiling the solver's kernels, once: about {COMPILE_SECONDS} s on 2 cores (later runs load them "
             "in about a second); each kernel is named as it compiles")
-    ray = None
-    if args.ray is not None:
+    if ray is not None:
         from .cfr.distributed import describe as describe_ray
-        from .cfr.solve import RaySetup
 
-        if args.actors < 1 or not args.actor_cpus > 0:
-            raise CliError("--actors must be at least 1 and --actor-cpus positive")
-        ray = RaySetup(args.ray, args.actors, args.actor_cpus)
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
     # Numba's compilations (a first run's) said as they happen: "compiling traverse_all ... 24.1 s".
     compiling = (lambda: contextlib.nullcontext()) if args.quiet else (lambda: compile_report(sys.stdout))
@@ -253,9 +291,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     labels, kind, seat = decision.labels, decision.kind, decision.seat
     names = [action_name(label, kind) for label in labels]
     where = f"{SEAT_NAMES[seat]}'s {'draw' if kind == DRAW else 'betting'} decision"
+    value = strategy.hand_class(args.hand) if args.hand else None  # (a bad hand: an error before any line)
     print(f"history {args.history!r}: {where} ({strategy.config.describe()})")
     if args.hand:
-        value = strategy.hand_class(args.hand)
         print(f"hand {args.hand}: {strategy.evaluator.describe(value)} (class {value})")
         _say_whole_walks(strategy, args.history)
         reach = strategy.reach(args.history, args.hand)
@@ -391,18 +429,14 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     baselines_only = args.a in BASELINES and args.b in BASELINES
     config = _game_config(args) if (args.preset or args.config or baselines_only) else None
-    if args.hands < 2:
-        raise CliError(f"--hands must be at least 2 (one duplicate deal), got {args.hands}")
-    if args.seed < 0:
-        raise CliError(f"--seed must be a non-negative integer, got {args.seed}")
 
     def progress(done: int, total: int) -> None:
         if not args.json and total > done:
             print(f"  {2 * done:,} of {2 * total:,} hands", file=sys.stderr, flush=True)
 
-    if args.hands % 2:
-        print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)
     result = play_match(config, args.a, args.b, args.hands, args.seed, progress=progress)
+    if args.hands % 2:  # (said once the players are known good: an error comes alone)
+        print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)
     print(json.dumps(result.to_json()) if args.json else result.describe())
     return 0
 
@@ -413,9 +447,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from .tables.explorer import write_explorer
     from .tables.strategy import load_strategy
 
-    if args.max_mb <= 0:
-        raise CliError("--max-mb must be positive")
     strategy = load_strategy(args.dir)
+    if args.max_round is not None and args.max_round > strategy.config.draws:
+        raise CliError(f"--max-round must be 0 to {strategy.config.draws} for {strategy.config.describe()} "
+                       f"(its betting rounds), got {args.max_round}")
     out = Path(args.out) if args.out else Path(args.dir) / "explorer.html"
     path = write_explorer(strategy, out, args.prefix, args.max_round, int(args.max_mb * 1e6))
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser (it needs no network)")
@@ -504,7 +539,7 @@ def package_version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="badugi",
         description="Game-theory solver for heads-up fixed-limit Badugi.",
         epilog=EXAMPLES,
@@ -525,15 +560,18 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, help="CFR variant: " + algorithm_help())
-    p.add_argument("--iterations", type=int, help="stop at this many iterations in all (a resumed run counts its past)")
-    p.add_argument("--target-exploitability", type=float, metavar="MBB",
+    p.add_argument("--iterations", type=int, action=_InRange, low=1,
+                   help="stop at this many iterations in all (a resumed run counts its past)")
+    p.add_argument("--target-exploitability", type=float, metavar="MBB", action=_InRange, above=0,
                    help="stop once exploitability is at most MBB mbb/hand")
-    p.add_argument("--time-limit", type=float, metavar="S", help="stop after S seconds in all")
+    p.add_argument("--time-limit", type=float, metavar="S", action=_InRange, above=0,
+                   help="stop after S seconds in all")
     p.add_argument("--out", help="output directory (default runs/PRESET)")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
     p.add_argument("--force", action="store_true", help="replace a run already in --out")
-    p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
-    p.add_argument("--check-every", type=int, metavar="N", help="measure exploitability every N iterations "
+    p.add_argument("--threads", type=int, action=_InRange, low=1, help="worker threads (default: all cores)")
+    p.add_argument("--check-every", type=int, metavar="N", action=_InRange, low=1,
+                   help="measure exploitability every N iterations "
                    "(default: adaptive, about a tenth of the run time)")
     p.add_argument("--lock", metavar="FILE", help="a lock file (TOML) or a shipped lock's name (never-snows, "
                    "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
@@ -541,8 +579,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray", metavar="ADDRESS", help="run the subtrees in Ray actors: a cluster's address "
                    "(host:port, or auto), or local to start a runtime on this machine (pip install -e '.[ray]'); "
                    "the result is the one-process result bit for bit")
-    p.add_argument("--actors", type=int, default=2, help="with --ray: actors owning the subtrees (default 2)")
-    p.add_argument("--actor-cpus", type=float, default=1.0, help="with --ray: CPUs each actor asks for (default 1)")
+    p.add_argument("--actors", type=int, default=2, action=_InRange, low=1,
+                   help="with --ray: actors owning the subtrees (default 2)")
+    p.add_argument("--actor-cpus", type=float, default=1.0, action=_InRange, above=0,
+                   help="with --ray: CPUs each actor asks for (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
                    "seconds for single draw, a minute or two for double draw, about the certificate's time "
@@ -565,11 +605,13 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="output directory of badugi solve")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
-    p.add_argument("--round", type=int, help="only this betting round (0 = before the first draw; "
+    p.add_argument("--round", type=int, action=_InRange, low=0,
+                   help="only this betting round (0 = before the first draw; "
                    "draw decisions after round R count as round R)")
     p.add_argument("--kind", choices=["bet", "draw"], help="only betting or only draw decisions")
     p.add_argument("--prefix", help="only decision points at or below this history")
-    p.add_argument("--min-reach", type=float, default=0.0, help="only rows reached at least this often")
+    p.add_argument("--min-reach", type=float, default=0.0, action=_InRange, low=0, high=1,
+                   help="only rows reached at least this often")
     p.add_argument("--out", help="write to this file instead of standard output")
     p.set_defaults(func=cmd_export)
 
@@ -590,9 +632,11 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A", help="player A (figures are A's)")
     p.add_argument("b", metavar="B", help="player B")
-    p.add_argument("--hands", type=int, default=200_000, help="hands in all, played as duplicate pairs "
+    p.add_argument("--hands", type=int, default=200_000, action=_InRange, low=2, high=10**9,
+                   help="hands in all, played as duplicate pairs "
                    "(default 200000)")
-    p.add_argument("--seed", type=int, default=0, help="fixes the deals and mixed actions (default 0)")
+    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0,
+                   help="fixes the deals and mixed actions (default 0)")
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.set_defaults(func=cmd_match)
@@ -606,8 +650,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="output directory of badugi solve (or exploit)")
     p.add_argument("--out", help="the HTML file to write (default DIR/explorer.html)")
     p.add_argument("--prefix", help="only the decision points at or below this history")
-    p.add_argument("--max-round", type=int, help="only betting rounds up to this one (0 = before the first draw)")
-    p.add_argument("--max-mb", type=float, default=20.0, help="refuse a selection bigger than this (default 20)")
+    p.add_argument("--max-round", type=int, action=_InRange, low=0,
+                   help="only betting rounds up to this one (0 = before the first draw)")
+    p.add_argument("--max-mb", type=float, default=20.0, action=_InRange, above=0,
+                   help="refuse a selection bigger than this (default 20)")
     p.set_defaults(func=cmd_explore)
 
     p = sub.add_parser("exploit", help="the best response to a fixed opponent, as a strategy directory",
@@ -634,9 +680,12 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the plan as one JSON object")
-    p.add_argument("--machines", type=int, help="plan a full-resolution solve on a Ray cluster of this many machines")
-    p.add_argument("--machine-memory", type=float, metavar="GIB", help="with --machines: memory of each machine")
-    p.add_argument("--machine-cores", type=int, metavar="N", help="with --machines: cores of each machine")
+    p.add_argument("--machines", type=int, action=_InRange, low=1,
+                   help="plan a full-resolution solve on a Ray cluster of this many machines")
+    p.add_argument("--machine-memory", type=float, metavar="GIB", action=_InRange, above=0,
+                   help="with --machines: memory of each machine")
+    p.add_argument("--machine-cores", type=int, metavar="N", action=_InRange, low=1,
+                   help="with --machines: cores of each machine")
     p.set_defaults(func=cmd_plan)
     return parser
 
@@ -653,7 +702,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"badugi {args.command}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
-        print(f"badugi {args.command}: {stop or 'interrupted'}", file=sys.stderr)
+        print(f"badugi {args.command}: {str(stop) or 'interrupted'}", file=sys.stderr)
         return 130
     except OSError as err:
         # A full disk, a file size limit, a folder that vanished: files already written stand.

@@ -300,7 +300,8 @@ class SubtreeActor:
         return os.getpid()
 
 
-def _ray():
+def import_ray():
+    """The ray module; RayError saying how to install it if it is not."""
     try:
         import ray
     except ImportError:
@@ -311,7 +312,7 @@ def _ray():
 def connect(address: str, actors: int):
     """Join the Ray cluster at ``address`` (``local``: start a runtime on this machine with a CPU
     per actor at least)."""
-    ray = _ray()
+    ray = import_ray()
     if ray.is_initialized():
         return ray
     try:

@@ -185,12 +185,8 @@ class Engine:
                 f"{config.describe()}: a solve over its built tree does not fit in this machine's "
                 f"{format_bytes(self.plan.machine_bytes)}; it is solved streamed, in its abstract game "
                 "(solve() and `badugi solve` do that)")
-        if check_memory and not self.plan.fits:
-            where = "with these buckets" if self.plan.bucketed else "at full resolution"
-            raise SolveTooLarge(
-                f"{config.describe()} needs {format_bytes(self.plan.bytes)} {where}, "
-                f"more than this machine's {format_bytes(self.plan.machine_bytes)} allows; "
-                "use a smaller cap, fewer draws or (fewer) card buckets")
+        if check_memory:
+            self.plan.check_fits()
         tree = build_tree(config)
         model = get_draw_model(config.ranks, config.suits, config.hand_size)
         layout = StrategyLayout.for_config(tree, model.legal, row_of)

@@ -18,7 +18,9 @@ leaves the previous file intact.
 
 from __future__ import annotations
 
+import os
 import struct
+import time
 import tomllib
 import zipfile
 from dataclasses import dataclass
@@ -41,6 +43,9 @@ TREE_PREFIX, LAYOUT_PREFIX = "tree_", "layout_"
 ALIGN = 64               # memory-mapped arrays start at multiples of this in the file
 PAD_FIELD_ID = 0xB4D6    # the zip extra field that pads them there
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # every member's date: equal arrays, equal files
+# Tests only: seconds a checkpoint write waits, its arrays written, before it replaces the file
+# (a window in which to interrupt it, as a multi-gigabyte write gives one).
+TEST_PAUSE_VARIABLE = "BADUGI_TEST_CHECKPOINT_PAUSE"
 
 
 class CheckpointError(ValueError):
@@ -61,9 +66,11 @@ def _header(kind: str, version: int, config: GameConfig, algorithm: str, iterati
             "algorithm": np.array(algorithm), "iteration": np.array(iteration, dtype=np.int64)}
 
 
-def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | None = None) -> None:
+def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | None = None,
+               pause: float = 0.0) -> None:
     """An uncompressed ``.npz`` (the format of ``np.savez``), written atomically. ``streamed`` =
-    (name, size, float32 chunks): one big array written chunk by chunk, never held whole."""
+    (name, size, float32 chunks): one big array written chunk by chunk, never held whole.
+    ``pause``: seconds to wait before the file is replaced (tests)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(path) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
@@ -90,6 +97,8 @@ def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | Non
                     written += len(chunk)
                 if written != size:
                     raise ValueError(f"{name} has {written} entries, expected {size}")
+        if pause > 0:
+            time.sleep(pause)
 
 
 def _read(path: Path, kind: str, versions: tuple[int, ...], mapped: str | None = None, skip: tuple = ()) -> dict:
@@ -185,7 +194,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
         **({"lock_toml": np.array(lock_text), "lock_base": np.array(lock_base)} if lock_text else {}),
         **({"scales": np.asarray(scales, np.float64)} if scales is not None else {}),
         **shard_arrays,
-    })
+    }, pause=float(os.environ.get(TEST_PAUSE_VARIABLE) or 0))
 
 
 def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None,

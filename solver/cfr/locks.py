@@ -116,12 +116,25 @@ class LockFile:
         elif not path.exists():
             raise LockError(f"lock file {path}: no such file (shipped locks: {', '.join(shipped_locks())})")
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
         except OSError as err:
             raise LockError(f"lock file {path}: {err.strerror or err}") from None
         except UnicodeDecodeError:
             raise LockError(f"lock file {path}: not UTF-8 text") from None
         return cls.parse(text, str(path), str(path.resolve().parent))
+
+    def rule_hands(self, rule: "Rule", config) -> np.ndarray:
+        """(classes,) bool: the value classes ``rule`` names in ``config``'s game; LockError naming
+        the file and rule if its hands do not fit the game's deal."""
+        try:
+            return hand_group(rule.hands, config.ranks, config.suits, config.hand_size)
+        except LockError as err:
+            raise LockError(f"{self.source}: lock rule {rule.number}: {err}") from None
+
+    def check_hands(self, config) -> None:
+        """Every rule's hands fit ``config``'s deal (checked before a tree is built)."""
+        for rule in self.rules:
+            self.rule_hands(rule, config)
 
     @classmethod
     def parse(cls, text: str, source: str = "lock file", base: str = ".") -> "LockFile":
@@ -347,10 +360,7 @@ def compile_locks(lock_file: LockFile, tree: PublicTree, class_legal: np.ndarray
     histories: dict = {}
     keys_of_rule = []
     for rule in lock_file.rules:
-        try:
-            group = hand_group(rule.hands, cfg.ranks, cfg.suits, cfg.hand_size)
-        except LockError as err:
-            raise LockError(f"{lock_file.source}: lock rule {rule.number}: {err}") from None
+        group = lock_file.rule_hands(rule, cfg)
         kinds = (tree.kind <= DRAW) if rule.kind == ANY_KIND else (tree.kind == rule.kind)
         candidates = np.nonzero(kinds & np.isin(tree.seat, rule.seats))[0].astype(np.int64)
         nodes = _matching_nodes(tree, rule.history, candidates, histories)

@@ -6,8 +6,10 @@ counts). Exploitability is measured every so often, keeping its cost near a
 tenth of the run time, and always at the end. Ctrl-C (SIGINT) or SIGTERM stops
 the run at the end of the iteration under way: a checkpoint of that iteration
 boundary is written and KeyboardInterrupt raised (a second signal stops at
-once, keeping the previous checkpoint); ``resume=True`` continues from the
-checkpoint in ``out_dir`` bit for bit.
+once, during an iteration or during that checkpoint's write, keeping the
+previous checkpoint whole: files are replaced atomically); the exception's text
+says which checkpoint is on disk. ``resume=True`` continues from the checkpoint
+in ``out_dir`` bit for bit.
 """
 
 from __future__ import annotations
@@ -65,15 +67,20 @@ class Interrupted(KeyboardInterrupt):
 class StopRequests:
     """SIGINT and SIGTERM during a solve, remembered to be acted on at an iteration boundary (a
     checkpoint taken halfway through an iteration could not be resumed bit for bit). A second
-    signal raises KeyboardInterrupt at once. Outside the main thread, signals are left alone."""
+    signal raises KeyboardInterrupt at once; later ones are ignored while the solve says what it
+    kept. Outside the main thread, signals are left alone."""
 
     def __init__(self, say: Callable[[str], None]):
         self.say = say
         self.requested = False
+        self.stopped_at_once = False
         self._previous = {}
 
     def _handle(self, signum, frame):
+        if self.stopped_at_once:
+            return
         if self.requested:
+            self.stopped_at_once = True
             raise KeyboardInterrupt
         self.requested = True
         self.say("stopping at the end of this iteration (again to stop now, losing the work since the last "
@@ -91,30 +98,70 @@ class StopRequests:
         return False
 
 
+def _file_identity(path: Path) -> tuple | None:
+    """Which file is at ``path`` (None: none): an atomic replace gives it another identity."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+
 def make_engine(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, row_of=None, streamed: bool | None = None,
                 locks: LockFile | None = None, ray: RaySetup | None = None):
     """The engine a game needs: CFR over its built tree, or, when a solve over the built tree would
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
     certified at full resolution. ``locks``: decisions fixed (built trees only). ``ray``: the
     built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`)."""
+    if check_solvable(config, locks, ray, streamed):
+        if ray is not None:
+            from .distributed import RayEngine
+
+            return RayEngine(config, algorithm, ray.address, ray.actors, row_of=row_of, actor_cpus=ray.actor_cpus,
+                             locks=locks)
+        return Engine(config, algorithm, row_of=row_of, locks=locks)
+    return AbstractEngine(config, algorithm, row_of=row_of)
+
+
+def check_solvable(config: GameConfig, locks: LockFile | None = None, ray: RaySetup | None = None,
+                   streamed: bool | None = None) -> bool:
+    """Whether :func:`make_engine` builds the game's tree (else it streams it); a ValueError
+    (SolveTooLarge, LockError, RayError) for a solve it would refuse, found from the plan alone:
+    before anything is built, compiled or printed."""
     plan = plan_solve(config)
     built = not (plan.streamed if streamed is None else streamed)
-    if ray is not None:
-        from .distributed import RayEngine, RayError
-
-        if not built:
-            raise RayError(f"{config.describe()}: a game solved over a streamed tree does not run on Ray yet")
-        return RayEngine(config, algorithm, ray.address, ray.actors, row_of=row_of, actor_cpus=ray.actor_cpus,
-                         locks=locks)
     if built:
-        return Engine(config, algorithm, row_of=row_of, locks=locks)
+        plan.check_tree_fits()
+        plan.check_fits()
+        if locks is not None:
+            locks.check_hands(config)  # (a rule that matches no decision is found with the tree)
+        if ray is not None:
+            from .distributed import import_ray
+
+            import_ray()
+        return True
+    if ray is not None:
+        from .distributed import RayError
+
+        raise RayError(f"{config.describe()}: a game solved over a streamed tree does not run on Ray yet")
     if locks is not None:
         raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "
                         "resolution; this one is solved in its abstract game over a streamed tree")
     if not plan.abstract_game_ready:
         raise SolveTooLarge(f"{config.describe()}: its {plan.counts.nodes:,}-node tree is too big to solve over; "
                             "give card buckets in every round and a recall (see the triple-draw preset)")
-    return AbstractEngine(config, algorithm, row_of=row_of)
+    plan.check_fits()
+    return False
+
+
+def check_resume(data: dict, path: Path, locks: LockFile | None) -> None:
+    """A checkpoint (read by :func:`load_checkpoint`, which checks its game and algorithm) resumes
+    only with the lock file it was solved with."""
+    given = locks.text if locks is not None else ""
+    if data["lock_toml"] != given:
+        raise CheckpointError(f"{path} was solved " + ("without a lock file" if not data["lock_toml"]
+                              else "with another lock file" if given else "with a lock file")
+                              + ("; give the same --lock" if data["lock_toml"] else ""))
 
 
 def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
@@ -218,11 +265,7 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
             raise ValueError("resume needs an output directory holding a checkpoint")
         data = load_checkpoint(checkpoint_path, config, algorithm)
         algorithm = str(data["algorithm"])
-        given = locks.text if locks is not None else ""
-        if data["lock_toml"] != given:
-            raise CheckpointError(f"{checkpoint_path} was solved " + ("without a lock file" if not data["lock_toml"]
-                                  else "with another lock file" if given else "with a lock file")
-                                  + ("; give the same --lock" if data["lock_toml"] else ""))
+        check_resume(data, checkpoint_path, locks)
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
         engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks, ray=ray)
         # The engine takes the loaded arrays: copying them into its own would touch a second
@@ -248,7 +291,10 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
         engine.progress_exploitability()
         compile_seconds = time.perf_counter() - compile_start
 
+    saved_at = int(data["iteration"]) if resume else None  # the iteration of this run's checkpoint on disk
+
     def write_checkpoint():
+        nonlocal saved_at
         if checkpoint_path:
             # A Ray engine's actors write their shards first; the checkpoint then names them.
             regret, strat_sum, shards = (engine.checkpoint_storage(checkpoint_path)
@@ -259,8 +305,34 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
                             engine.layout.row_of, locks.text if locks is not None else "",
                             locks.base if locks is not None else "", shards,
                             engine.scale_factors() if hasattr(engine, "scale_factors") else None)
+            saved_at = engine.iteration
             if not shards:  # a Ray run's shards, resumed in one process: replaced
                 remove_shards(checkpoint_path.parent)
+
+    def kept() -> str:
+        """What a stop at once leaves on disk."""
+        if checkpoint_path is None:
+            return "nothing saved (no output directory)"
+        if saved_at is None:
+            return "no checkpoint written"
+        return f"the previous checkpoint at {checkpoint_path} (iteration {saved_at}) is kept (continue with --resume)"
+
+    def write_last_checkpoint() -> str:
+        """The checkpoint of a stopped run, at an iteration boundary (it resumes bit for bit); a
+        second stop request during the write abandons it, the previous checkpoint staying whole.
+        Returns what was kept."""
+        if checkpoint_path is None:
+            return f"interrupted at iteration {engine.iteration}"
+        before = _file_identity(checkpoint_path)
+        try:
+            say(f"writing the checkpoint of iteration {engine.iteration} (again to stop at once: "
+                + ("no checkpoint is kept)" if saved_at is None else f"the one of iteration {saved_at} is kept)"))
+            write_checkpoint()
+        except KeyboardInterrupt:
+            if _file_identity(checkpoint_path) == before:  # not replaced: the earlier file (or none) stands
+                return f"interrupted again while writing the checkpoint of iteration {engine.iteration}: {kept()}"
+        return (f"interrupted at iteration {engine.iteration}; checkpoint written to {checkpoint_path} "
+                "(continue with --resume)")
 
     def recover(lost: Exception) -> int:
         """A Ray actor was lost: new actors, every shard back to the last checkpoint (or to the
@@ -291,8 +363,8 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
     x = None
     stopped_by = None
     stops = StopRequests(say)
-    try:
-        with stops:
+    with stops:
+        try:
             while not stops.requested:
                 if iterations is not None and engine.iteration >= iterations:
                     stopped_by = "iterations"
@@ -349,15 +421,12 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
                     last_checkpoint = time.perf_counter()
                     # Big games: keep checkpoint writing to a few percent of the run.
                     checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
-    except KeyboardInterrupt:
-        say(f"stopped at once during iteration {engine.iteration + 1}; the last checkpoint stands")
-        raise
-    if stops.requested:
-        # At an iteration boundary: the checkpoint resumes bit for bit.
-        spent = base + time.perf_counter() - start
-        write_checkpoint()
-        where = f"; checkpoint written to {checkpoint_path} (continue with --resume)" if checkpoint_path else ""
-        raise Interrupted(f"interrupted at iteration {engine.iteration}{where}")
+        except KeyboardInterrupt:
+            raise Interrupted(f"stopped at once during iteration {engine.iteration + 1}: {kept()}") from None
+        if stops.requested:
+            # At an iteration boundary: the checkpoint resumes bit for bit.
+            spent = base + time.perf_counter() - start
+            raise Interrupted(write_last_checkpoint())
 
     if x is None or not convergence or convergence[-1][0] != engine.iteration:
         x = engine.progress_exploitability()

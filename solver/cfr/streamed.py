@@ -30,7 +30,7 @@ from abstractions.transitions import DrawModel, get_draw_model
 
 from ..game.config import GameConfig
 from ..game.layout import LayoutError, StrategyLayout, config_row_maps
-from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
+from ..game.plan import SolvePlan, plan_solve
 from ..game.rounds import RoundTemplates
 from ..game.tree import BET, BET_LABELS, DRAW, N_SITUATIONS, PublicTree, expand_tree
 from . import kernels
@@ -65,9 +65,8 @@ def streamed_setup(config: GameConfig, row_of: np.ndarray | None = None, check_m
     checkpoint's, or the config's buckets), layout by recall rule and streamed game of a config
     solved without building its tree."""
     plan = plan_solve(config)
-    if check_memory and not plan.fits:
-        raise SolveTooLarge(f"{config.describe()} needs {format_bytes(plan.bytes)}, more than this machine's "
-                            f"{format_bytes(plan.machine_bytes)} allows; use fewer buckets or a shorter recall")
+    if check_memory:
+        plan.check_fits()
     templates = RoundTemplates.of(config)
     model = get_draw_model(config.ranks, config.suits, config.hand_size)
     if row_of is None:

@@ -23,6 +23,9 @@ from abstractions.files import atomic_write
 
 DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
 MAX_CAP = 8
+# Blinds and bet sizes: far beyond any real structure, and far within float32 storage of pots
+# of a whole hand (a million times wider a range would overflow to inf in the solver's sums).
+MIN_AMOUNT, MAX_AMOUNT = 1e-3, 1e3
 
 
 class ConfigError(ValueError):
@@ -71,15 +74,13 @@ class GameConfig:
             raise ConfigError(f"bets: {self.draws} draws make {self.draws + 1} betting rounds, "
                               f"so bets needs {self.draws + 1} sizes, got {len(self.bets)}")
         for name in ("small_blind", "big_blind"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-                raise ConfigError(f"{name}: must be a positive number, got {value!r}")
+            _check_amount(name, getattr(self, name))
         if self.small_blind > self.big_blind:
             raise ConfigError(f"small_blind: {self.small_blind} is larger than big_blind {self.big_blind}")
         if self.buckets and len(self.buckets) != self.draws + 1:
             raise ConfigError(f"buckets: needs one count per betting round ({self.draws + 1}), got {len(self.buckets)}")
         if any(b < 0 for b in self.buckets):
-            raise ConfigError("buckets: counts must be 0 (full resolution) or positive")
+            raise ConfigError(f"buckets: each count must be 0 (full resolution) or positive, got {min(self.buckets)}")
         _check_int("recall", self.recall, -1, self.draws)
         if not isinstance(self.remember_draws, bool):
             raise ConfigError(f"remember_draws: must be true or false, got {self.remember_draws!r}")
@@ -179,11 +180,21 @@ def _check_int(name: str, value, low: int, high: int) -> None:
         raise ConfigError(f"{name}: must be an integer from {low} to {high}, got {value!r}")
 
 
+def _check_amount(name: str, value) -> None:
+    """A blind or a bet size: a number from MIN_AMOUNT to MAX_AMOUNT."""
+    if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value)
+            or not MIN_AMOUNT <= value <= MAX_AMOUNT):
+        what = "each size" if name == "bets" else "must be"
+        raise ConfigError(f"{name}: {what} a number from {MIN_AMOUNT:g} to {MAX_AMOUNT:g}, got {value!r}")
+
+
 def _number_tuple(name: str, values, integer: bool) -> tuple:
-    """A tuple of positive numbers (``integer``: of non-negative integers) from a scalar or list."""
+    """A tuple of bet sizes (``integer``: of integers) from a scalar or list."""
     kind = "integers" if integer else "numbers"
     if isinstance(values, (int, float)) and not isinstance(values, bool):
         values = (values,)
+    if isinstance(values, (str, bytes, dict)):
+        raise ConfigError(f"{name}: must be a list of {kind}, got {values!r}")
     try:
         out = tuple(values)
     except TypeError:
@@ -191,9 +202,8 @@ def _number_tuple(name: str, values, integer: bool) -> tuple:
     for v in out:
         if integer and (not isinstance(v, int) or isinstance(v, bool)):
             raise ConfigError(f"{name}: must be integers, got {v!r}")
-        if not integer and (not isinstance(v, (int, float)) or isinstance(v, bool)
-                            or not math.isfinite(v) or v <= 0):
-            raise ConfigError(f"{name}: sizes must be positive numbers, got {v!r}")
+        if not integer:
+            _check_amount(name, v)
     return out if integer else tuple(float(v) for v in out)
 
 
@@ -207,15 +217,18 @@ def load_preset(name: str) -> GameConfig:
     path = folder / f"{name}.toml"
     if not path.is_file():
         raise ConfigError(f"unknown preset {name!r} (presets: {', '.join(preset_names())})")
-    return _parse_toml(path.read_text(), f"preset {name}")
+    return _parse_toml(path.read_text(encoding="utf-8"), f"preset {name}")
 
 
 def load_config_file(path: str | Path) -> GameConfig:
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"cannot read config {str(path)!r}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"config {path}: not UTF-8 text (byte {err.start}: {err.object[err.start]:#04x}); "
+                          "TOML files are UTF-8") from None
     return _parse_toml(text, f"config {path.name}")
 
 

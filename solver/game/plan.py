@@ -65,6 +65,19 @@ class SolvePlan:
     def tree_fits(self) -> bool:
         return self.build_bytes <= 0.75 * self.machine_bytes
 
+    def check_fits(self) -> None:
+        """SolveTooLarge unless the solve's storage fits in this machine (over its built tree, or
+        streamed: the abstract game's)."""
+        if self.fits:
+            return
+        if self.streamed:
+            raise SolveTooLarge(f"{self.config.describe()} needs {format_bytes(self.bytes)}, more than this machine's "
+                                f"{format_bytes(self.machine_bytes)} allows; use fewer buckets or a shorter recall")
+        where = "with these buckets" if self.bucketed else "at full resolution"
+        raise SolveTooLarge(f"{self.config.describe()} needs {format_bytes(self.bytes)} {where}, more than this "
+                            f"machine's {format_bytes(self.machine_bytes)} allows; use a smaller cap, fewer draws or "
+                            "(fewer) card buckets")
+
     def check_tree_fits(self) -> None:
         if not self.tree_fits:
             raise SolveTooLarge(f"{self.config.describe()}: building its public tree ({self.counts.nodes:,} nodes) "
