@@ -224,3 +224,22 @@ def test_the_parallel_kernel_and_numpy_agree():
     words = np.random.default_rng(2).integers(0, 2 ** 63, size=checksums.KERNEL_WORDS + 3, dtype=np.uint64)
     assert int(checksums._word_sum_kernel(words, np.uint64(5))) == checksums._word_sum_numpy(words, 5)
     assert checksums.word_sum(words, 5) == checksums._word_sum_numpy(words, 5)
+
+
+def test_a_ray_actors_shard_file_round_trips_and_a_damaged_one_is_refused(tmp_path):
+    # The actor class runs as plain Python without Ray: its save and the reader every actor uses.
+    from solver.cfr.distributed import SubtreeActor, _game, read_shard, split_cuts
+    from solver.game.config import load_preset
+
+    config = load_preset("tiny-double-draw")
+    walker = _game(config, None)
+    cuts = split_cuts(walker, 2)[1]
+    actor = SubtreeActor(config, walker.layout.row_of, cuts)
+    actor.regret[:] = np.arange(len(actor.regret), dtype=np.float32) / 7
+    path = tmp_path / "i3-a1of2.npz"
+    actor.save(str(path))
+    shard, regret, strat_sum = read_shard(path, walker, cuts)
+    assert np.array_equal(regret, actor.regret) and np.array_equal(strat_sum, actor.strat_sum)
+    flip_member_bytes(path, "regret", count=2)
+    with pytest.raises(CheckpointError, match=f"{path} is damaged: its array 'regret' does not match"):
+        read_shard(path, walker, cuts)
