@@ -38,7 +38,7 @@ from ..game.plan import format_bytes
 from ..game.tree import build_tree
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Engine
-from .files import SHARD_DIR
+from .files import SHARD_DIR, save_shard
 from .kernels import Cuts
 from .walker import NO_STORAGE, Exploitability, Walker, read_only
 
@@ -121,21 +121,13 @@ def copy_overlap(src_shard: Shard, src: np.ndarray, dst_shard: Shard, dst: np.nd
 def read_shard(path, walker: Walker, cut_ids: np.ndarray) -> tuple[Shard, np.ndarray, np.ndarray]:
     """A shard file of a checkpoint: the shard of the cuts it says it holds, its regrets and
     sums; CheckpointError (one line) if missing, damaged or not those cuts'."""
-    import zipfile
-
-    from .files import CheckpointError
+    from .files import CheckpointError, load_shard
 
     cut_ids = np.asarray(cut_ids, np.int64)
     if len(cut_ids) and (cut_ids.min() < 0 or cut_ids.max() >= len(walker.table_cuts.nodes)):
         raise CheckpointError(f"{path}: its cuts are not this game's")
     shard = cut_shard(walker, cut_ids)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            regret, strat_sum, cuts = data["regret"], data["strat_sum"], data["cut_ids"]
-    except FileNotFoundError:
-        raise CheckpointError(f"{path}: a shard of the checkpoint is missing") from None
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
-        raise CheckpointError(f"{path} is damaged ({type(err).__name__})") from None
+    regret, strat_sum, cuts = load_shard(path)
     if not np.array_equal(cuts, cut_ids) or regret.shape != (shard.n_entries,) or strat_sum.shape != regret.shape \
             or regret.dtype != np.float32 or strat_sum.dtype != np.float32:
         raise CheckpointError(f"{path} does not hold the shard the checkpoint names")
@@ -170,15 +162,6 @@ def assemble(walker: Walker, data: dict) -> tuple[np.ndarray, np.ndarray]:
         shard.put(r, regret)
         shard.put(ss, strat_sum)
     return regret, strat_sum
-
-
-def _atomic_savez(path: str, **arrays) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        np.savez(f, **arrays)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 @numba.njit(cache=True)
@@ -274,7 +257,7 @@ class SubtreeActor:
 
     def save(self, path: str) -> str:
         """Write this actor's shard (atomically) to ``path``, on storage the driver can reach."""
-        _atomic_savez(path, regret=self.regret, strat_sum=self.strat_sum, cut_ids=self.cut_ids)
+        save_shard(path, self.regret, self.strat_sum, self.cut_ids)
         return path
 
     def load(self, shards: list) -> None:

@@ -14,12 +14,22 @@ leaves the previous file intact.
   Reading it builds nothing: no engine, no clustering, and the probabilities
   are memory-mapped, so a policy lookup in a multi-gigabyte file reads a few
   rows.
+
+Every array is written with its checksum (:mod:`solver.cfr.checksums`; the
+members ``checksum_names`` and ``checksum_values``), checked whenever it is
+read, so a damaged file is refused with one line naming it and the array. A
+file with checksums is read straight from its members' bytes (its checksums
+are faster than the zip's CRC-32, and a memory-mapped member skips that CRC).
+A file written before checksums still loads: its arrays are read through the
+zip's CRC-32, except a strategy file's memory-mapped probabilities, read
+unchecked after a one-line note on standard error.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+import sys
 import time
 import tomllib
 import zipfile
@@ -29,6 +39,8 @@ from pathlib import Path
 import numpy as np
 
 from abstractions.files import atomic_write
+
+from .checksums import Checksum, checksum
 
 from ..game.config import ConfigError, GameConfig
 from ..game.layout import LayoutError, StrategyLayout
@@ -43,6 +55,7 @@ TREE_PREFIX, LAYOUT_PREFIX = "tree_", "layout_"
 ALIGN = 64               # memory-mapped arrays start at multiples of this in the file
 PAD_FIELD_ID = 0xB4D6    # the zip extra field that pads them there
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # every member's date: equal arrays, equal files
+CHECKSUM_NAMES, CHECKSUM_VALUES = "checksum_names", "checksum_values"  # each array's checksum, by name
 # Tests only: seconds a checkpoint write waits, its arrays written, before it replaces the file
 # (a window in which to interrupt it, as a multi-gigabyte write gives one).
 TEST_PAUSE_VARIABLE = "BADUGI_TEST_CHECKPOINT_PAUSE"
@@ -68,35 +81,48 @@ def _header(kind: str, version: int, config: GameConfig, algorithm: str, iterati
 
 def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | None = None,
                pause: float = 0.0) -> None:
-    """An uncompressed ``.npz`` (the format of ``np.savez``), written atomically. ``streamed`` =
-    (name, size, float32 chunks): one big array written chunk by chunk, never held whole.
-    ``pause``: seconds to wait before the file is replaced (tests)."""
+    """An uncompressed ``.npz`` (the format of ``np.savez``), written atomically, with each
+    array's checksum. ``streamed`` = (name, size, float32 chunks): one big array written chunk
+    by chunk, never held whole. ``pause``: seconds to wait before the file is replaced (tests)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    sums = {}
     with atomic_write(path) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for name, value in arrays.items():
+        def member(name: str) -> zipfile.ZipInfo:
             # A fixed member date: the same arrays make the same bytes (runs compare by checksum).
-            member = zipfile.ZipInfo(f"{name}.npy", date_time=ZIP_DATE)
-            with archive.open(member, "w", force_zip64=True) as entry:
-                np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
+            return zipfile.ZipInfo(f"{name}.npy", date_time=ZIP_DATE)
+
+        for name, value in arrays.items():
+            value = np.asarray(value)
+            sums[name] = checksum(value)
+            with archive.open(member(name), "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, value, allow_pickle=False)
         if streamed is not None:
             name, size, chunks = streamed
-            member = zipfile.ZipInfo(f"{name}.npy", date_time=ZIP_DATE)
+            info = member(name)
             # Pad the local header (an extra field) so the array's data starts 64-byte aligned
             # in the file: readers memory-map it. The header is 30 bytes, the name, this field
             # and the 20-byte ZIP64 field; numpy pads its own header to 64 bytes.
-            fixed = 30 + len(member.filename.encode()) + 4 + 20
+            fixed = 30 + len(info.filename.encode()) + 4 + 20
             pad = -(archive.fp.tell() + fixed) % ALIGN
-            member.extra = struct.pack("<HH", PAD_FIELD_ID, pad) + bytes(pad)
-            with archive.open(member, "w", force_zip64=True) as entry:
+            info.extra = struct.pack("<HH", PAD_FIELD_ID, pad) + bytes(pad)
+            stream = Checksum()
+            with archive.open(info, "w", force_zip64=True) as entry:
                 np.lib.format.write_array_header_2_0(entry, {"descr": np.lib.format.dtype_to_descr(
                     np.dtype(np.float32)), "fortran_order": False, "shape": (size,)})
                 written = 0
                 for chunk in chunks:
-                    entry.write(np.ascontiguousarray(chunk, dtype=np.float32).tobytes())
+                    chunk = np.ascontiguousarray(chunk, dtype=np.float32)
+                    stream.update(chunk)
+                    entry.write(chunk.tobytes())
                     written += len(chunk)
                 if written != size:
                     raise ValueError(f"{name} has {written} entries, expected {size}")
+            sums[name] = stream.value
+        for name, value in ((CHECKSUM_NAMES, np.array(list(sums))),
+                            (CHECKSUM_VALUES, np.array(list(sums.values()), np.uint64))):
+            with archive.open(member(name), "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, value, allow_pickle=False)
         if pause > 0:
             time.sleep(pause)
 
@@ -109,14 +135,8 @@ def _read(path: Path, kind: str, versions: tuple[int, ...], mapped: str | None =
     what = kind.split("-")[1]
     if not path.is_file():
         raise CheckpointError(f"no {what} file at {path}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: None if name in skip else data[name] for name in data.files if name != mapped}
-            has_mapped = mapped in data.files
-        if has_mapped:
-            arrays[mapped] = _memory_map(path, f"{mapped}.npy")
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, struct.error) as err:
-        raise CheckpointError(f"{path} is damaged or not a badugi file ({type(err).__name__}: {err})") from None
+    arrays = read_arrays(path, mapped, skip)
+    checked = check_arrays(path, arrays)
     if str(arrays.get("kind", "")) != kind:
         raise CheckpointError(f"{path} is not a {kind} file")
     version = int(arrays.get("version", -1))
@@ -126,34 +146,106 @@ def _read(path: Path, kind: str, versions: tuple[int, ...], mapped: str | None =
         arrays["config"] = GameConfig.from_dict(tomllib.loads(str(arrays["config_toml"])), str(path))
     except (KeyError, tomllib.TOMLDecodeError, ConfigError) as err:
         raise CheckpointError(f"{path} has a damaged game config: {err}") from None
+    if not checked and arrays.get(mapped) is not None:
+        note_unchecked(path, mapped)
     return arrays
 
 
-def _memory_map(path: Path, member: str) -> np.ndarray:
-    """A stored (uncompressed) ``.npy`` member of a zip file as a read-only memory map."""
-    with zipfile.ZipFile(path) as archive:
-        info = archive.getinfo(member)
-    if info.compress_type != zipfile.ZIP_STORED:
+def read_arrays(path: Path, mapped: str | None = None, skip: tuple = ()) -> dict:
+    """Every array of an ``.npz`` file (``mapped``: that one memory-mapped, read-only; ``skip``:
+    those not read, None in the result); CheckpointError with a one-line reason otherwise.
+    Their checksums are not checked yet (:func:`check_arrays`). A file with checksums is read
+    straight from its members' bytes, not through the zip's CRC-32 (a second, slower check of
+    the same bytes); a file without is read through it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+        direct = any(info.filename == f"{CHECKSUM_NAMES}.npy" for info in members)
+        arrays = {}
         with np.load(path, allow_pickle=False) as data:
-            return data[member[:-4]]
+            for info in members:
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                if name in skip:
+                    arrays[name] = None
+                elif info.compress_type == zipfile.ZIP_STORED and (name == mapped or (
+                        direct and name not in (CHECKSUM_NAMES, CHECKSUM_VALUES))):
+                    arrays[name] = _member_array(path, info, mapped=name == mapped)
+                else:
+                    try:
+                        arrays[name] = data[name]
+                    except zipfile.BadZipFile as err:
+                        if "CRC" not in str(err):
+                            raise
+                        raise CheckpointError(f"{path} is damaged: its array {name!r} does not match its "
+                                              "checksum (the zip's CRC-32)") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, struct.error) as err:
+        if isinstance(err, CheckpointError):
+            raise
+        raise CheckpointError(f"{path} is damaged or not a badugi file ({type(err).__name__}: {err})") from None
+    return arrays
+
+
+def check_arrays(path: Path, arrays: dict) -> bool:
+    """Check each array read (None: not read) against the checksum the file holds for it, and
+    remove the checksums from ``arrays``; CheckpointError naming the file and the array if one
+    differs. False for a file without checksums (written before them): nothing to check."""
+    names, values = arrays.pop(CHECKSUM_NAMES, None), arrays.pop(CHECKSUM_VALUES, None)
+    if names is None and values is None:
+        return False
+    if names is None or values is None or names.ndim != 1 or values.shape != names.shape \
+            or values.dtype != np.uint64:
+        raise CheckpointError(f"{path} is damaged: its checksum list is incomplete")
+    expected = dict(zip((str(name) for name in names), (int(value) for value in values)))
+    for name, array in arrays.items():
+        if name not in expected:
+            raise CheckpointError(f"{path} is damaged: its array {name!r} has no checksum")
+        if array is not None and checksum(array) != expected[name]:
+            raise CheckpointError(f"{path} is damaged: its array {name!r} does not match its checksum")
+    missing = sorted(set(expected) - set(arrays))
+    if missing:
+        raise CheckpointError(f"{path} is damaged: it has no {missing[0]!r} array")
+    return True
+
+
+_NOTED: set = set()  # files said to have no checksums (once per file and process)
+
+
+def note_unchecked(path: Path, name: str) -> None:
+    """One line on stderr (once per file): a file written before checksums has its memory-mapped
+    array read unchecked (the others pass the zip's CRC-32)."""
+    if str(path) not in _NOTED:
+        _NOTED.add(str(path))
+        print(f"note: {path} was written before files carried checksums: damage to its {name} cannot be "
+              "detected", file=sys.stderr)
+
+
+def _member_array(path: Path, info: zipfile.ZipInfo, mapped: bool) -> np.ndarray:
+    """A stored (uncompressed) ``.npy`` member of a zip file, read from its bytes, or (``mapped``)
+    a read-only memory map of them."""
     with open(path, "rb") as f:
         f.seek(info.header_offset)
         local = f.read(30)
         if local[:4] != b"PK\x03\x04":
-            raise ValueError(f"{member}: bad local header")
+            raise ValueError(f"{info.filename}: bad local header")
         name_length, extra_length = struct.unpack("<HH", local[26:30])
-        f.seek(info.header_offset + 30 + name_length + extra_length)
+        start = info.header_offset + 30 + name_length + extra_length
+        f.seek(start)
         read_header = {(1, 0): np.lib.format.read_array_header_1_0,
                        (2, 0): np.lib.format.read_array_header_2_0}.get(np.lib.format.read_magic(f))
         if read_header is None:
-            raise ValueError(f"{member}: unknown .npy format")
+            raise ValueError(f"{info.filename}: unknown .npy format")
         shape, fortran, dtype = read_header(f)
         offset = f.tell()
-    if fortran or len(shape) != 1:
-        raise ValueError(f"{member}: expected a flat array")
-    if shape[0] == 0:
-        return np.zeros(0, dtype=dtype)
-    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
+        count = int(np.prod(shape, dtype=np.int64))
+        if fortran or dtype.hasobject or offset + count * dtype.itemsize != start + info.file_size:
+            raise ValueError(f"{info.filename}: not a C-ordered array filling its member")
+        if mapped:
+            if len(shape) != 1:
+                raise ValueError(f"{info.filename}: expected a flat array")
+            if count == 0:
+                return np.zeros(0, dtype=dtype)
+            return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
+        return np.fromfile(f, dtype=dtype, count=count).reshape(shape)
 
 
 # -- checkpoints -------------------------------------------------------------
@@ -168,6 +260,25 @@ def remove_shards(run_dir: Path) -> None:
         for path in folder.glob("*.npz"):
             path.unlink()
         folder.rmdir()
+
+
+def save_shard(path: Path, regret: np.ndarray, strat_sum: np.ndarray, cut_ids: np.ndarray) -> None:
+    """A Ray actor's part of a checkpoint (:mod:`solver.cfr.distributed`): its regrets and sums
+    and the table cuts they belong to, with their checksums."""
+    _write_npz(path, {"regret": regret, "strat_sum": strat_sum, "cut_ids": cut_ids})
+
+
+def load_shard(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`save_shard` wrote (regret, strategy sums, cut ids), checksums checked;
+    CheckpointError (one line) if missing or damaged."""
+    if not Path(path).is_file():
+        raise CheckpointError(f"{path}: a shard of the checkpoint is missing")
+    arrays = read_arrays(Path(path))
+    check_arrays(path, arrays)  # a shard without checksums was read through the zip's CRC-32
+    try:
+        return arrays["regret"], arrays["strat_sum"], arrays["cut_ids"]
+    except KeyError as err:
+        raise CheckpointError(f"{path} is damaged: it has no {err.args[0]!r} array") from None
 
 
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
