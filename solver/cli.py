@@ -437,60 +437,84 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     return 0
 
 
+EVAL_ERRORS_NAMED = 5     # bad lines of standard input named one by one; the rest are counted
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
-    from abstractions.cards import format_cards, parse_cards
+    """Evaluate hands in bulk: parse every line, one batch through the evaluator, one write.
+
+    Hands on the command line are compared as one deal (a card in two of them is noted); lines
+    of standard input are independent hands (one note at most says how many share cards)."""
+    import numpy as np
+
+    from abstractions.cards import format_cards, format_hands, parse_hands
     from abstractions.evaluator import get_evaluator
 
     evaluator = get_evaluator(args.ranks, args.suits, args.hand_size)
     deck = evaluator.deck
-    if args.hands == ["-"]:
-        sources = [(f"line {n}", line) for n, line in enumerate(sys.stdin, start=1) if line.strip()]
+    from_stdin = args.hands == ["-"]
+    if from_stdin:
+        # Text mode has made every line end in "\n" (as iterating over the lines would split).
+        lines = sys.stdin.read().split("\n")
+        numbers = [n for n, line in enumerate(lines, start=1) if line.strip()]
+        texts = [lines[n - 1] for n in numbers]
+        label = "line"
     elif "-" in args.hands:
         raise CliError("'-' (read standard input) cannot be mixed with hands on the command line")
     else:
-        sources = [(f"hand {n}", text) for n, text in enumerate(args.hands, start=1)]
+        texts, numbers, label = args.hands, list(range(1, len(args.hands) + 1)), "hand"
 
-    rows, failed, dealt = [], False, []
-    for where, text in sources:
-        try:
-            cards = parse_cards(text, deck, count=evaluator.hand_size)
-        except ValueError as err:
-            print(f"badugi eval: {where}: {err}", file=sys.stderr)
-            failed = True
-            continue
-        value = evaluator.evaluate(cards)
-        kept = evaluator.best_subset(cards)
-        dealt.append((where, set(int(c) for c in cards)))
-        rows.append({
-            "hand": format_cards(cards, deck),
-            "value": value,
-            "cards": format_cards(kept[::-1], deck),
-            "ranks": evaluator.value_rank_names(value),
-            "name": evaluator.describe(value),
-        })
+    parsed = parse_hands(texts, deck, evaluator.hand_size)
+    for index, message in parsed.errors[:EVAL_ERRORS_NAMED]:
+        print(f"badugi eval: {label} {numbers[index]}: {message}", file=sys.stderr)
+    if len(parsed.errors) > EVAL_ERRORS_NAMED:
+        more = len(parsed.errors) - EVAL_ERRORS_NAMED
+        print(f"badugi eval: and {more:,} more bad {label}s (of {len(texts):,}; every other {label} is evaluated)",
+              file=sys.stderr)
 
-    best = min((row["value"] for row in rows), default=None)
-    if len(rows) > 1:
-        for row in rows:
-            row["wins"] = row["value"] == best
+    hands = parsed.cards
+    values = evaluator.evaluate_batch(hands)
+    shown = format_hands(hands, deck)
+    several = len(hands) > 1
+    wins = values == values.min() if several else np.zeros(len(hands), dtype=bool)
     if args.json:
-        for row in rows:
-            print(json.dumps(row, ensure_ascii=False))
+        # The part of each object that the value decides, written once per value.
+        tail = {int(v): json.dumps({"ranks": evaluator.value_rank_names(v), "name": evaluator.describe(v)},
+                                   ensure_ascii=False)[1:-1] for v in np.unique(values)}
+        kept = format_hands(evaluator.best_subsets(hands), deck)
+        won = [', "wins": true}', ', "wins": false}'] if several else ["}", "}"]
+        out = [f'{{"hand": "{hand}", "value": {value}, "cards": "{cards}", {tail[value]}{won[not win]}'
+               for hand, value, cards, win in zip(shown, values.tolist(), kept, wins.tolist())]
     else:
-        width = max((len(row["hand"]) for row in rows), default=0)
-        for row in rows:
-            print(f"{row['hand']:<{width}}  value {row['value']:>5}  {row['name']}")
-        if len(rows) > 1:
-            winners = [row["hand"] for row in rows if row["wins"]]
-            label = "winner" if len(winners) == 1 else "tie (split pot)"
-            print(f"{label}: {', '.join(winners)}")
-    # Hands compared are usually dealt together; say when they could not be.
-    for (a, cards_a), (b, cards_b) in itertools.combinations(dealt, 2):
-        shared = cards_a & cards_b
-        if shared:
-            names = format_cards(sorted(shared), deck)
-            print(f"note: {a} and {b} share {names}: they cannot both be dealt from one deck", file=sys.stderr)
-    return 2 if failed else 0
+        names = {int(v): evaluator.describe(v) for v in np.unique(values)}
+        width = max(map(len, shown), default=0)
+        out = [f"{hand:<{width}}  value {value:>5}  {names[value]}" for hand, value in zip(shown, values.tolist())]
+        if several:
+            winners = [shown[i] for i in np.flatnonzero(wins)]
+            out.append(f"{'winner' if len(winners) == 1 else 'tie (split pot)'}: {', '.join(winners)}")
+    if out:
+        sys.stdout.write("\n".join(out) + "\n")
+        sys.stdout.flush()
+
+    # Hands on the command line are usually one deal: say when they could not be.
+    if not from_stdin:
+        for (a, cards_a), (b, cards_b) in itertools.combinations(zip(parsed.lines.tolist(), hands.tolist()), 2):
+            shared = set(cards_a) & set(cards_b)
+            if shared:
+                print(f"note: hand {numbers[a]} and hand {numbers[b]} share {format_cards(sorted(shared), deck)}: "
+                      "they cannot both be dealt from one deck", file=sys.stderr)
+    elif several:
+        # Lines are independent hands: a card in several of them is worth one line, not one per pair.
+        held = np.bincount(hands.ravel().astype(np.int64), minlength=deck.n_cards)
+        sharing = np.flatnonzero((held[hands] > 1).any(axis=1))
+        if len(sharing):
+            first = sharing[0]
+            card = next(c for c in hands[first].tolist() if held[c] > 1)
+            other = next(i for i in sharing[1:].tolist() if card in hands[i].tolist())
+            print(f"note: {len(sharing):,} of {len(hands):,} lines share a card with another line (first: line "
+                  f"{numbers[parsed.lines[first]]} and line {numbers[parsed.lines[other]]} share "
+                  f"{format_cards([card], deck)}); each line is evaluated as a hand of its own", file=sys.stderr)
+    return 2 if parsed.errors else 0
 
 
 def package_version() -> str:
