@@ -204,6 +204,9 @@ def _check_run_directory(out, resume: bool, force: bool, resumable: bool = True)
 
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: a file of that name exists; give a directory")
+    # The folders made for the check are removed again: the run makes them when it writes, so a
+    # run that fails first (a bad lock, a bad opponent) leaves nothing behind.
+    made = [folder for folder in [out, *out.parents] if not folder.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)
         with atomic_write(out / ".write-check"):
@@ -211,9 +214,31 @@ def _check_run_directory(out, resume: bool, force: bool, resumable: bool = True)
         (out / ".write-check").unlink()
     except OSError as err:
         raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
+    finally:
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
     if not resume and not force and ((out / CHECKPOINT_NAME).exists() or (out / STRATEGY_NAME).exists()):
         raise CliError(f"{out} holds a run already: " + ("--resume continues it, " if resumable else "")
                        + "--force replaces it, or give another --out")
+
+
+def _check_out_file(out, force: bool) -> None:
+    """Before any work: ``--out FILE`` can be written, and replaces a file only with --force."""
+    from pathlib import Path
+
+    path = Path(out)
+    if path.is_dir():
+        raise CliError(f"--out {out} is a directory; give a file name")
+    if path.exists() and not force:
+        raise CliError(f"--out {out} exists: --force replaces it, or give another --out")
+    probe = path.with_name(f".{path.name}.write-check")
+    try:
+        with atomic_write(probe):
+            pass
+        probe.unlink()
+    except OSError as err:
+        raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
 
 
 def kernels_cached() -> bool:
@@ -302,6 +327,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from .tables.strategy import load_strategy
 
+    if args.out:
+        _check_out_file(args.out, args.force)
     strategy = load_strategy(args.dir)
     if args.min_reach < 0:
         raise CliError("--min-reach must be 0 or more")
@@ -414,6 +441,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
     if args.max_mb <= 0:
         raise CliError("--max-mb must be positive")
+    if args.out:
+        _check_out_file(args.out, args.force)
     strategy = load_strategy(args.dir)
     out = Path(args.out) if args.out else Path(args.dir) / "explorer.html"
     path = write_explorer(strategy, out, args.prefix, args.max_round, int(args.max_mb * 1e6))
@@ -595,7 +624,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=["bet", "draw"], help="only betting or only draw decisions")
     p.add_argument("--prefix", help="only decision points at or below this history")
     p.add_argument("--min-reach", type=float, default=0.0, help="only rows reached at least this often")
-    p.add_argument("--out", help="write to this file instead of standard output")
+    p.add_argument("--out", help="write to this file instead of standard output (an existing file only with "
+                   "--force)")
+    p.add_argument("--force", action="store_true", help="replace the file --out names if it exists")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("plot", help="charts of a solved strategy (PNG and SVG)",
@@ -629,7 +660,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "      (cap-4 triple draw: its tree is never built; streamed walks of the subtree)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="output directory of badugi solve (or exploit)")
-    p.add_argument("--out", help="the HTML file to write (default DIR/explorer.html)")
+    p.add_argument("--out", help="the HTML file to write (an existing file only with --force; default "
+                   "DIR/explorer.html, the run's own page, rewritten each time)")
+    p.add_argument("--force", action="store_true", help="replace the file --out names if it exists")
     p.add_argument("--prefix", help="only the decision points at or below this history")
     p.add_argument("--max-round", type=int, help="only betting rounds up to this one (0 = before the first draw)")
     p.add_argument("--max-mb", type=float, default=20.0, help="refuse a selection bigger than this (default 20)")
