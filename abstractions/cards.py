@@ -188,7 +188,8 @@ def parse_hands(lines: list[str], deck: Deck = FULL_DECK, count: int = 4) -> Par
     [(2, "expected 4 cards, got 3 in 'As2h3d'"), (3, "duplicate card 'Kc' in 'KcKc2s3d'")]
     """
     width = 2 * count
-    compact = [line.strip(_SEPARATORS).translate(_SYMBOLS_AS_LETTERS) for line in lines]
+    compact = [text if text.isascii() else text.translate(_SYMBOLS_AS_LETTERS)
+               for text in (line.strip(_SEPARATORS) for line in lines)]
     fixed = np.array([len(text) == width for text in compact], dtype=bool)
     cards = np.full((len(lines), count), -1, np.int16)
     ok = np.zeros(len(lines), dtype=bool)
