@@ -511,8 +511,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         tail = {int(v): json.dumps({"ranks": evaluator.value_rank_names(v), "name": evaluator.describe(v)},
                                    ensure_ascii=False)[1:-1] for v in np.unique(values)}
         kept = format_hands(evaluator.best_subsets(hands), deck)
-        won = [', "wins": true}', ', "wins": false}'] if several else ["}", "}"]
-        out = [f'{{"hand": "{hand}", "value": {value}, "cards": "{cards}", {tail[value]}{won[not win]}'
+        # Card text needs no JSON escapes: the lines are json.dumps's, written without a call per hand.
+        end = {True: ', "wins": true}', False: ', "wins": false}'} if several else {False: "}"}
+        out = [f'{{"hand": "{hand}", "value": {value}, "cards": "{cards}", {tail[value]}{end[win]}'
                for hand, value, cards, win in zip(shown, values.tolist(), kept, wins.tolist())]
     else:
         names = {int(v): evaluator.describe(v) for v in np.unique(values)}
@@ -568,7 +569,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="evaluate hands and say which wins", epilog=EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("hands", nargs="+", metavar="HAND", help="a hand such as As2h3d4c; '-' reads one per line from stdin")
+    p.add_argument("hands", nargs="+", metavar="HAND", help="a hand such as As2h3d4c (hands given together are one deal); '-' reads "
+                   "one hand per line from stdin, each line a hand of its own")
     _add_deck_args(p)
     p.add_argument("--json", action="store_true", help="one JSON object per hand")
     p.set_defaults(func=cmd_eval)
