@@ -1,9 +1,9 @@
 """Benchmark: `badugi eval --json -` on every 4-card hand of a full deck (270,725 lines).
 
 Writes the file (one hand a line, colex order, so neighbouring lines share cards), then
-times the command as a user runs it, interpreter start included: once cold (an empty
-``NUMBA_CACHE_DIR``: the evaluator's kernels compile) and ``--repeats`` times warm (the
-on-disk cache). Each run's output is checked: one line per hand, at most one line on
+times the command as a user runs it, interpreter start included, ``--repeats`` times cold
+(each with an empty ``NUMBA_CACHE_DIR``: the evaluator's kernels compile) and as many warm
+(the on-disk cache). Each run's output is checked: one line per hand, at most one line on
 stderr. The command's hands per second (wall time, start included) are set against the
 evaluator's own rate (``Evaluator.evaluate_batch`` on the same hands in this process,
 after a warm-up, as ``bench_evaluator.py`` measures it). ``--before COMMIT`` also runs
@@ -61,6 +61,14 @@ def time_command(source: Path, file: Path, cache_dir: str | None, expect_lines: 
     return {"seconds": seconds, "stderr_lines": len(stderr), "stderr_first": stderr[0] if stderr else ""}
 
 
+def start_seconds(repeats: int) -> float:
+    """The floor under any badugi command: `badugi --version` (interpreter and imports), best of
+    ``repeats``."""
+    command = [sys.executable, "-m", "solver.cli", "--version"]
+    return min(_timed(lambda: subprocess.run(command, cwd=REPO, capture_output=True, check=True))
+               for _ in range(repeats))
+
+
 def evaluator_rate(hands: np.ndarray, repeats: int) -> float:
     from abstractions.evaluator import get_evaluator
 
@@ -106,19 +114,25 @@ def main(argv=None) -> int:
         work = Path(work)
         file = Path(args.file) if args.file else work / "hands.txt"
         file.write_text("\n".join(format_hands(hands)) + "\n")
-        with tempfile.TemporaryDirectory() as empty_cache:
-            cold = time_command(REPO, file, empty_cache, len(hands))
+        colds = []
+        for _ in range(args.repeats):
+            with tempfile.TemporaryDirectory() as empty_cache:
+                colds.append(time_command(REPO, file, empty_cache, len(hands)))
         warm = [time_command(REPO, file, None, len(hands)) for _ in range(args.repeats)]
         old = before(args.before, file, args.before_hands, work) if args.before else None
     seconds = sorted(run["seconds"] for run in warm)
+    cold = sorted(run["seconds"] for run in colds)
     results = {
         "hands": len(hands),
         "file_mb": round(file.stat().st_size / 1e6, 2) if args.file else None,
-        "cold_s": cold["seconds"],
+        "cold_best_s": cold[0],
+        "cold_median_s": cold[len(cold) // 2],
+        "cold_worst_s": cold[-1],
         "warm_best_s": seconds[0],
         "warm_median_s": seconds[len(seconds) // 2],
-        "stderr_lines": max(run["stderr_lines"] for run in [cold, *warm]),
-        "stderr": cold["stderr_first"],
+        "start_s": start_seconds(args.repeats),
+        "stderr_lines": max(run["stderr_lines"] for run in [*colds, *warm]),
+        "stderr": colds[0]["stderr_first"],
         "command_hands_per_s": len(hands) / seconds[0],
         "evaluator_hands_per_s": evaluator_rate(hands, args.repeats),
         "before": old,
@@ -132,9 +146,11 @@ def main(argv=None) -> int:
         return 0
     print(f"badugi eval --json - on all {len(hands):,} four-card hands ({results['cpu_count']} CPUs, "
           f"Python {results['python']}); wall time with interpreter start:")
-    print(f"  cold (empty Numba cache): {results['cold_s']:.2f} s")
+    print(f"  cold (empty Numba cache): {results['cold_best_s']:.2f} s best, {results['cold_median_s']:.2f} s median, "
+          f"{results['cold_worst_s']:.2f} s worst of {args.repeats}")
     print(f"  warm (cached kernels):    {results['warm_best_s']:.2f} s best, {results['warm_median_s']:.2f} s median "
           f"of {args.repeats}")
+    print(f"  of which starting Python and the badugi command (`badugi --version`): {results['start_s']:.2f} s")
     print(f"  stderr: {results['stderr_lines']} line(s): {results['stderr']}")
     print(f"  {results['command_hands_per_s']:,.0f} hands/s; the evaluator alone (evaluate_batch): "
           f"{results['evaluator_hands_per_s']:,.0f} hands/s, so the command runs at "
