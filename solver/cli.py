@@ -569,8 +569,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="evaluate hands and say which wins", epilog=EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("hands", nargs="+", metavar="HAND", help="a hand such as As2h3d4c (hands given together are one deal); '-' reads "
-                   "one hand per line from stdin, each line a hand of its own")
+    p.add_argument("hands", nargs="+", metavar="HAND", help="a hand such as As2h3d4c (hands given together are "
+                   "one deal); '-' reads one hand per line from stdin, each line a hand of its own")
     _add_deck_args(p)
     p.add_argument("--json", action="store_true", help="one JSON object per hand")
     p.set_defaults(func=cmd_eval)
