@@ -15,7 +15,9 @@ Notation accepted by :func:`parse_cards`: ``As2h3d4c``, ``A♠2♥3♦4♣``, ``
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -145,3 +147,89 @@ def format_cards(cards, deck: Deck = FULL_DECK, unicode: bool = False, sep: str 
 
 def rank_name(rank: int) -> str:
     return RANK_CHARS[int(rank)]
+
+
+class ParsedHands(NamedTuple):
+    """Hands read one per line by :func:`parse_hands`.
+
+    ``cards``: ``(n, count)`` int8 card numbers of the lines that parsed, in the order written;
+    ``lines``: the index of each of those lines in the input; ``errors``: ``(index, message)``
+    of each line that did not parse (the message is :func:`parse_cards`'s).
+    """
+
+    cards: np.ndarray
+    lines: np.ndarray
+    errors: list
+
+
+# Byte lookups of the compact notation (``As2h3d4c``, any case): -1 where a byte is no rank/suit.
+_RANK_OF_BYTE = np.full(256, -1, np.int16)
+_SUIT_OF_BYTE = np.full(256, -1, np.int16)
+for _i, _char in enumerate(RANK_CHARS):
+    _RANK_OF_BYTE[ord(_char)] = _RANK_OF_BYTE[ord(_char.lower())] = _i
+for _i, _char in enumerate(SUIT_CHARS):
+    _SUIT_OF_BYTE[ord(_char)] = _SUIT_OF_BYTE[ord(_char.upper())] = _i
+# A suit symbol is one character, like its letter, so replacing it keeps every token in place.
+_SYMBOLS_AS_LETTERS = str.maketrans({**{s: SUIT_CHARS[i] for i, s in enumerate(SUIT_SYMBOLS)},
+                                     **{s: SUIT_CHARS[i] for s, i in _SUIT_ALIASES.items()}})
+
+
+def parse_hands(lines: list[str], deck: Deck = FULL_DECK, count: int = 4) -> ParsedHands:
+    """Each of ``lines`` as one hand of ``count`` cards, in bulk.
+
+    The same cards and errors as :func:`parse_cards` line by line: lines written compactly
+    (``As2h3d4c``, ``A♠2♥3♦4♣``) are read with array lookups all at once; any other spelling,
+    and every line in error, goes through :func:`parse_cards`.
+
+    >>> parsed = parse_hands(["As2h3d4c", "7h 5d 4d 3s", "As2h3d", "KcKc2s3d"])
+    >>> parsed.cards.tolist(), parsed.lines.tolist()
+    ([[0, 5, 10, 15], [25, 18, 14, 8]], [0, 1])
+    >>> parsed.errors
+    [(2, "expected 4 cards, got 3 in 'As2h3d'"), (3, "duplicate card 'Kc' in 'KcKc2s3d'")]
+    """
+    width = 2 * count
+    compact = [text if text.isascii() else text.translate(_SYMBOLS_AS_LETTERS)
+               for text in (line.strip(_SEPARATORS) for line in lines)]
+    fixed = np.array([len(text) == width for text in compact], dtype=bool)
+    cards = np.full((len(lines), count), -1, np.int16)
+    ok = np.zeros(len(lines), dtype=bool)
+    if fixed.any():
+        # A non-ASCII character becomes one '?' (no rank, no suit): every line keeps its width.
+        text = "".join(itertools.compress(compact, fixed)).encode("ascii", errors="replace")
+        chars = np.frombuffer(text, np.uint8).reshape(-1, width)
+        rank, suit = _RANK_OF_BYTE[chars[:, 0::2]], _SUIT_OF_BYTE[chars[:, 1::2]]
+        valid = ((rank >= 0) & (rank < deck.ranks) & (suit >= 0) & (suit < deck.suits)).all(axis=1)
+        numbers = rank * deck.suits + suit
+        ordered = np.sort(numbers, axis=1)
+        valid &= ~(ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+        cards[fixed] = numbers
+        ok[np.flatnonzero(fixed)[valid]] = True
+    errors = []
+    for index in np.flatnonzero(~ok):
+        try:
+            cards[index] = parse_cards(lines[index], deck, count)
+            ok[index] = True
+        except ValueError as err:
+            errors.append((int(index), str(err)))
+    return ParsedHands(cards[ok].astype(np.int8), np.flatnonzero(ok), errors)
+
+
+def format_hands(hands: np.ndarray, deck: Deck = FULL_DECK) -> list[str]:
+    """Each row of card numbers as text, like :func:`format_cards`, in bulk; a row may end in
+    -1s (no card), which are left out.
+
+    >>> format_hands(np.array([[0, 5, 10, 15], [25, 18, -1, -1]]))
+    ['As2h3d4c', '7h5d']
+    """
+    hands = np.asarray(hands)
+    n, count = hands.shape
+    if hands.size and (hands.max() >= deck.n_cards or (hands < -1).any()):
+        raise ValueError(f"card numbers must be 0..{deck.n_cards - 1} (or -1, no card) for the {deck.describe()}")
+    rank_bytes = np.frombuffer(RANK_CHARS.encode(), np.uint8)
+    suit_bytes = np.frombuffer(SUIT_CHARS.encode(), np.uint8)
+    present = hands >= 0
+    chars = np.zeros((n, 2 * count), np.uint8)
+    chars[:, 0::2] = np.where(present, rank_bytes[np.where(present, hands, 0) // deck.suits], 0)
+    chars[:, 1::2] = np.where(present, suit_bytes[np.where(present, hands, 0) % deck.suits], 0)
+    # Fixed-width byte strings drop their trailing zero bytes: a short row comes back short.
+    return np.ascontiguousarray(chars).view(f"S{2 * count}").ravel().astype(f"U{2 * count}").tolist()

@@ -37,7 +37,9 @@ def atomic_write(path: str | Path, mode: str = "wb"):
     """Open ``path`` for writing (``mode`` ``"wb"`` or ``"w"``) through a temporary file.
 
     The target is replaced when the ``with`` block ends normally; on any
-    exception the temporary file is removed and the target is untouched.
+    exception the temporary file is removed and the target is untouched. An
+    OSError about the temporary file names ``path`` instead: the temporary
+    name is ours, the path is the one the caller (or a user) gave.
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
@@ -48,9 +50,11 @@ def atomic_write(path: str | Path, mode: str = "wb"):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(err, OSError) and err.filename == str(tmp):
+            err.filename, err.filename2 = str(path), None
         raise
 
 

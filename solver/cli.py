@@ -243,6 +243,9 @@ def _check_run_directory(out, resume: bool, force: bool, resumable: bool = True)
 
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: a file of that name exists; give a directory")
+    # The folders made for the check are removed again: the run makes them when it writes, so a
+    # run that fails first (a bad lock, a bad opponent) leaves nothing behind.
+    made = [folder for folder in [out, *out.parents] if not folder.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)
         with atomic_write(out / ".write-check"):
@@ -250,9 +253,31 @@ def _check_run_directory(out, resume: bool, force: bool, resumable: bool = True)
         (out / ".write-check").unlink()
     except OSError as err:
         raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
+    finally:
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
     if not resume and not force and ((out / CHECKPOINT_NAME).exists() or (out / STRATEGY_NAME).exists()):
         raise CliError(f"{out} holds a run already: " + ("--resume continues it, " if resumable else "")
                        + "--force replaces it, or give another --out")
+
+
+def _check_out_file(out, force: bool) -> None:
+    """Before any work: ``--out FILE`` can be written, and replaces a file only with --force."""
+    from pathlib import Path
+
+    path = Path(out)
+    if path.is_dir():
+        raise CliError(f"--out {out} is a directory; give a file name")
+    if path.exists() and not force:
+        raise CliError(f"--out {out} exists: --force replaces it, or give another --out")
+    probe = path.with_name(f".{path.name}.write-check")
+    try:
+        with atomic_write(probe):
+            pass
+        probe.unlink()
+    except OSError as err:
+        raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
 
 
 def kernels_cached() -> bool:
@@ -341,9 +366,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from .tables.strategy import load_strategy
 
+    if args.out:
+        _check_out_file(args.out, args.force)
     strategy = load_strategy(args.dir)
-    if args.min_reach < 0:
-        raise CliError("--min-reach must be 0 or more")
     rounds = None if args.round is None else [args.round]
     if rounds and not 0 <= args.round <= strategy.config.draws:
         raise CliError(f"--round must be 0 to {strategy.config.draws} for this game")
@@ -447,6 +472,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from .tables.explorer import write_explorer
     from .tables.strategy import load_strategy
 
+    if args.out:
+        _check_out_file(args.out, args.force)
     strategy = load_strategy(args.dir)
     if args.max_round is not None and args.max_round > strategy.config.draws:
         raise CliError(f"--max-round must be 0 to {strategy.config.draws} for {strategy.config.describe()} "
@@ -473,60 +500,85 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     return 0
 
 
+EVAL_ERRORS_NAMED = 5     # bad lines of standard input named one by one; the rest are counted
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
-    from abstractions.cards import format_cards, parse_cards
+    """Evaluate hands in bulk: parse every line, one batch through the evaluator, one write.
+
+    Hands on the command line are compared as one deal (a card in two of them is noted); lines
+    of standard input are independent hands (one note at most says how many share cards)."""
+    import numpy as np
+
+    from abstractions.cards import format_cards, format_hands, parse_hands
     from abstractions.evaluator import get_evaluator
 
     evaluator = get_evaluator(args.ranks, args.suits, args.hand_size)
     deck = evaluator.deck
-    if args.hands == ["-"]:
-        sources = [(f"line {n}", line) for n, line in enumerate(sys.stdin, start=1) if line.strip()]
+    from_stdin = args.hands == ["-"]
+    if from_stdin:
+        # Text mode has made every line end in "\n" (as iterating over the lines would split).
+        lines = sys.stdin.read().split("\n")
+        numbers = [n for n, line in enumerate(lines, start=1) if line.strip()]
+        texts = [lines[n - 1] for n in numbers]
+        label = "line"
     elif "-" in args.hands:
         raise CliError("'-' (read standard input) cannot be mixed with hands on the command line")
     else:
-        sources = [(f"hand {n}", text) for n, text in enumerate(args.hands, start=1)]
+        texts, numbers, label = args.hands, list(range(1, len(args.hands) + 1)), "hand"
 
-    rows, failed, dealt = [], False, []
-    for where, text in sources:
-        try:
-            cards = parse_cards(text, deck, count=evaluator.hand_size)
-        except ValueError as err:
-            print(f"badugi eval: {where}: {err}", file=sys.stderr)
-            failed = True
-            continue
-        value = evaluator.evaluate(cards)
-        kept = evaluator.best_subset(cards)
-        dealt.append((where, set(int(c) for c in cards)))
-        rows.append({
-            "hand": format_cards(cards, deck),
-            "value": value,
-            "cards": format_cards(kept[::-1], deck),
-            "ranks": evaluator.value_rank_names(value),
-            "name": evaluator.describe(value),
-        })
+    parsed = parse_hands(texts, deck, evaluator.hand_size)
+    for index, message in parsed.errors[:EVAL_ERRORS_NAMED]:
+        print(f"badugi eval: {label} {numbers[index]}: {message}", file=sys.stderr)
+    if len(parsed.errors) > EVAL_ERRORS_NAMED:
+        more = len(parsed.errors) - EVAL_ERRORS_NAMED
+        print(f"badugi eval: and {more:,} more bad {label}s (of {len(texts):,}; every other {label} is evaluated)",
+              file=sys.stderr)
 
-    best = min((row["value"] for row in rows), default=None)
-    if len(rows) > 1:
-        for row in rows:
-            row["wins"] = row["value"] == best
+    hands = parsed.cards
+    values = evaluator.evaluate_batch(hands)
+    shown = format_hands(hands, deck)
+    several = len(hands) > 1
+    wins = values == values.min() if several else np.zeros(len(hands), dtype=bool)
     if args.json:
-        for row in rows:
-            print(json.dumps(row, ensure_ascii=False))
+        # The part of each object that the value decides, written once per value.
+        tail = {int(v): json.dumps({"ranks": evaluator.value_rank_names(v), "name": evaluator.describe(v)},
+                                   ensure_ascii=False)[1:-1] for v in np.unique(values)}
+        kept = format_hands(evaluator.best_subsets(hands), deck)
+        # Card text needs no JSON escapes: the lines are json.dumps's, written without a call per hand.
+        end = {True: ', "wins": true}', False: ', "wins": false}'} if several else {False: "}"}
+        out = [f'{{"hand": "{hand}", "value": {value}, "cards": "{cards}", {tail[value]}{end[win]}'
+               for hand, value, cards, win in zip(shown, values.tolist(), kept, wins.tolist())]
     else:
-        width = max((len(row["hand"]) for row in rows), default=0)
-        for row in rows:
-            print(f"{row['hand']:<{width}}  value {row['value']:>5}  {row['name']}")
-        if len(rows) > 1:
-            winners = [row["hand"] for row in rows if row["wins"]]
-            label = "winner" if len(winners) == 1 else "tie (split pot)"
-            print(f"{label}: {', '.join(winners)}")
-    # Hands compared are usually dealt together; say when they could not be.
-    for (a, cards_a), (b, cards_b) in itertools.combinations(dealt, 2):
-        shared = cards_a & cards_b
-        if shared:
-            names = format_cards(sorted(shared), deck)
-            print(f"note: {a} and {b} share {names}: they cannot both be dealt from one deck", file=sys.stderr)
-    return 2 if failed else 0
+        names = {int(v): evaluator.describe(v) for v in np.unique(values)}
+        width = max(map(len, shown), default=0)
+        out = [f"{hand:<{width}}  value {value:>5}  {names[value]}" for hand, value in zip(shown, values.tolist())]
+        if several:
+            winners = [shown[i] for i in np.flatnonzero(wins)]
+            out.append(f"{'winner' if len(winners) == 1 else 'tie (split pot)'}: {', '.join(winners)}")
+    if out:
+        sys.stdout.write("\n".join(out) + "\n")
+        sys.stdout.flush()
+
+    # Hands on the command line are usually one deal: say when they could not be.
+    if not from_stdin:
+        for (a, cards_a), (b, cards_b) in itertools.combinations(zip(parsed.lines.tolist(), hands.tolist()), 2):
+            shared = set(cards_a) & set(cards_b)
+            if shared:
+                print(f"note: hand {numbers[a]} and hand {numbers[b]} share {format_cards(sorted(shared), deck)}: "
+                      "they cannot both be dealt from one deck", file=sys.stderr)
+    elif several:
+        # Lines are independent hands: a card in several of them is worth one line, not one per pair.
+        held = np.bincount(hands.ravel().astype(np.int64), minlength=deck.n_cards)
+        sharing = np.flatnonzero((held[hands] > 1).any(axis=1))
+        if len(sharing):
+            first = sharing[0]
+            card = next(c for c in hands[first].tolist() if held[c] > 1)
+            other = next(i for i in sharing[1:].tolist() if card in hands[i].tolist())
+            print(f"note: {len(sharing):,} of {len(hands):,} lines share a card with another line (first: line "
+                  f"{numbers[parsed.lines[first]]} and line {numbers[parsed.lines[other]]} share "
+                  f"{format_cards([card], deck)}); each line is evaluated as a hand of its own", file=sys.stderr)
+    return 2 if parsed.errors else 0
 
 
 def package_version() -> str:
@@ -551,7 +603,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="evaluate hands and say which wins", epilog=EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("hands", nargs="+", metavar="HAND", help="a hand such as As2h3d4c; '-' reads one per line from stdin")
+    p.add_argument("hands", nargs="+", metavar="HAND", help="a hand such as As2h3d4c (hands given together are "
+                   "one deal); '-' reads one hand per line from stdin, each line a hand of its own")
     _add_deck_args(p)
     p.add_argument("--json", action="store_true", help="one JSON object per hand")
     p.set_defaults(func=cmd_eval)
@@ -612,7 +665,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prefix", help="only decision points at or below this history")
     p.add_argument("--min-reach", type=float, default=0.0, action=_InRange, low=0, high=1,
                    help="only rows reached at least this often")
-    p.add_argument("--out", help="write to this file instead of standard output")
+    p.add_argument("--out", help="write to this file instead of standard output (an existing file only with "
+                   "--force)")
+    p.add_argument("--force", action="store_true", help="replace the file --out names if it exists")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("plot", help="charts of a solved strategy (PNG and SVG)",
@@ -648,7 +703,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "      (cap-4 triple draw: its tree is never built; streamed walks of the subtree)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="output directory of badugi solve (or exploit)")
-    p.add_argument("--out", help="the HTML file to write (default DIR/explorer.html)")
+    p.add_argument("--out", help="the HTML file to write (an existing file only with --force; default "
+                   "DIR/explorer.html, the run's own page, rewritten each time)")
+    p.add_argument("--force", action="store_true", help="replace the file --out names if it exists")
     p.add_argument("--prefix", help="only the decision points at or below this history")
     p.add_argument("--max-round", type=int, action=_InRange, low=0,
                    help="only betting rounds up to this one (0 = before the first draw)")

@@ -193,7 +193,8 @@ def test_a_full_disk_is_a_one_line_error_and_earlier_files_stand(tiny_run, tmp_p
     # An export.
     keep = tmp_path / "keep.csv"
     keep.write_text("mine\n")
-    proc = _cli("export", str(tiny_run), "--format", "csv", "--out", str(keep), preexec_fn=_limit_file_size(4096))
+    proc = _cli("export", str(tiny_run), "--format", "csv", "--out", str(keep), "--force",
+                preexec_fn=_limit_file_size(4096))
     _one_line_error(proc, "File too large")
     assert keep.read_text() == "mine\n" and [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []
 
@@ -264,7 +265,7 @@ def test_3_a_bad_out_is_refused_before_any_work(tmp_path, make_out):
 def test_4_a_failing_export_leaves_an_existing_file_as_it_was(tiny_run, tmp_path):
     keep = tmp_path / "keep.json"
     keep.write_text('{"mine": 1}')
-    proc = _cli("export", str(tiny_run), "--prefix", "zz/", "--out", str(keep))
+    proc = _cli("export", str(tiny_run), "--prefix", "zz/", "--out", str(keep), "--force")
     _one_line_error(proc)
     assert keep.read_text() == '{"mine": 1}'
 
