@@ -85,7 +85,7 @@ def layout_problems(fig) -> list[str]:
             if t is not title and extents[id(title)].overlaps(extents[id(t)]):
                 problems.append(f"title {title.get_text()[:40]!r} over {t.get_text()[:40]!r}")
     for ax in fig.axes:  # tick labels side by side must not run into each other
-        spans = sorted((extents[id(t)] for t in ax.get_xticklabels() if id(t) in extents), key=lambda e: e.x0)
+        spans = sorted((extents[id(t)] for t in ax.get_xticklabels(which="both") if id(t) in extents), key=lambda e: e.x0)
         for a, b in zip(spans, spans[1:]):
             if a.x1 > b.x0 + 0.5:
                 problems.append(f"x tick labels overlap at {a.x1:.0f} px")

@@ -60,6 +60,11 @@ DRAW_SITUATIONS = ("first to draw",) + tuple(f"after he drew {d}" if d else "aft
 N_SITUATIONS = len(BET_SITUATIONS) + len(DRAW_SITUATIONS)
 
 
+def street_name(rnd: int) -> str:
+    """Where a betting round is in the hand: ``before draw 1``, ``after draw 2`` ..."""
+    return "before draw 1" if rnd == 0 else f"after draw {rnd}"
+
+
 def situation_name(code: int, rnd: int) -> str:
     """A situation code's name (before the first draw a first bet is the big blind's)."""
     if code >= len(BET_SITUATIONS):
@@ -131,15 +136,14 @@ def situation_pots(config: GameConfig) -> dict:
     bb = config.big_blind
     for rnd, t in enumerate(templates.rounds):
         levels = templates.pot_levels[rnd]
-        contrib, (bets, code) = {0: tuple(t.start_contrib)}, ({0: round_opening(rnd)[0]}, {0: round_opening(rnd)[1]})
+        bets, code = {0: round_opening(rnd)[0]}, {0: round_opening(rnd)[1]}
         for p in range(t.n_positions):  # a position comes before its children
             for a in range(int(t.n_actions[p])):
                 if t.kind[p, a] == BET:
                     child = int(t.target[p, a])
-                    contrib[child] = tuple(t.contrib[p, a])
                     bets[child], code[child] = bet_situation(bets[p], chr(t.label[p, a]))
         for p in range(t.n_positions):
-            seat, (button, big_blind) = int(t.seat[p]), contrib[p]
+            seat, (button, big_blind) = int(t.seat[p]), t.position_contrib[p]
             mine, theirs = (button, big_blind) if seat == BUTTON else (big_blind, button)
             for level in levels:
                 add((seat, rnd, code[p]), (2 * level + button + big_blind) / bb, (theirs - mine) / bb)

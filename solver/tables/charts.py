@@ -13,7 +13,7 @@ import numpy as np
 
 from abstractions.files import atomic_write
 
-from ..game.tree import ACTION_NAMES, BET_LABELS, BET_SITUATIONS, SEAT_NAMES
+from ..game.tree import ACTION_NAMES, BET_LABELS, BET_SITUATIONS, SEAT_NAMES, street_name
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "badugi"  # stable SVG ids: regenerated charts diff cleanly
@@ -203,11 +203,6 @@ def _group_labels(summary, rows, locked) -> list[str]:
     return _labels(summary.group_labels, rows, locked)
 
 
-def street(rnd: int) -> str:
-    """A betting round's street: ``before draw 1``, ``after draw 2`` ..."""
-    return "before draw 1" if rnd == 0 else f"after draw {rnd}"
-
-
 def situation_text(seat: int, rnd: int, code: int) -> str:
     """Whose turn it is and what he faces, by seat name: ``button faces the big blind's raise``,
     ``button draws after the big blind drew 2``."""
@@ -290,7 +285,7 @@ def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -
         fig.supxlabel(_wrap("cards drawn (pat: snows included); rows fade with how often the hand gets there, "
                             "one scale for the chart; " + _pot_note(summary)
                             + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8), fontsize=8)
-        fig.suptitle(_wrap(_locked_title(summary, f"{title}\ndraw {rnd + 1} (after the betting {street(rnd)})"),
+        fig.suptitle(_wrap(_locked_title(summary, f"{title}\ndraw {rnd + 1} (after the betting {street_name(rnd)})"),
                            fig, 10), fontsize=10)
         written += save_figure(fig, directory / f"draws_{rnd + 1}")
     return written
@@ -338,7 +333,7 @@ def plot_betting_situations(summary, directory: Path, title: str) -> list[Path]:
                                 "gets there, one scale for the chart; " + _pot_note(summary)
                                 + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8),
                           fontsize=8)
-            fig.suptitle(_wrap(_locked_title(summary, f"{title}\n{SEAT_NAMES[seat]} betting {street(rnd)}"), fig, 10),
+            fig.suptitle(_wrap(_locked_title(summary, f"{title}\n{SEAT_NAMES[seat]} betting {street_name(rnd)}"), fig, 10),
                          fontsize=10)
             written += save_figure(fig, directory / f"betting_{rnd}_{SEAT_NAMES[seat].replace(' ', '-')}")
     return written
