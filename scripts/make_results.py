@@ -91,20 +91,22 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
     return True
 
 
-TABLE_FOLDERS = list(GAMES) + ["opponents/never-snows"]  # results/ folders whose charts come from a solve's tables
+# results/ folders whose charts come from a solve's tables, and the game of those without a summary.json
+TABLE_FOLDERS = {name: None for name in GAMES} | {"opponents/never-snows": "single-draw"}
 
 
 def redraw_from_tables() -> list[Path]:
     """Every chart of results/ drawn again from the tables beside it (no strategy file needed:
     ``solver.tables.charts.redraw_from_tables``), and the abstraction curve from
     results/benchmarks/curve.json."""
+    from solver.game.config import load_preset
     from solver.tables.charts import plot_abstraction_curve, redraw_from_tables as redraw
 
     written = []
-    for name in TABLE_FOLDERS:
+    for name, preset in TABLE_FOLDERS.items():
         folder = ROOT / "results" / name
         if (folder / "situations.csv").is_file():
-            written += redraw(folder)
+            written += redraw(folder, load_preset(preset) if preset else None)
     curve = ROOT / "results" / "benchmarks" / "curve.json"
     if curve.is_file() and (ROOT / "results" / "triple-draw-cap4").is_dir():
         written += plot_abstraction_curve(json.loads(curve.read_text())["curve"],

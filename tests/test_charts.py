@@ -287,3 +287,26 @@ def test_summary_from_tables_names_a_missing_table(solved, tmp_path):
     (tmp_path / "summary.json").write_text((solved / "summary.json").read_text())
     with pytest.raises(ValueError, match="situations.csv: not found"):
         summary_from_tables(tmp_path)
+
+
+def test_tables_recovered_from_a_charts_svg(solved, tmp_path):
+    """scripts/tables_from_svg.py reads the EV and convergence charts' points back from their SVG
+    (how results/ got ev_by_hand.csv for charts published before that table)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from tables_from_svg import convergence_rows, ev_rows
+
+    summary = summarise(load_strategy(solved))
+    charts.plot_deal_ev(summary, tmp_path / "ev_by_hand", "game")
+    rows = ev_rows(tmp_path / "ev_by_hand.svg")
+    assert [r["hand"] for r in rows] == summary.group_labels
+    for seat, column in ((BUTTON, "ev_button_mbb"), (BIG_BLIND, "ev_big_blind_mbb")):
+        np.testing.assert_allclose([r[column] for r in rows], summary.deal_ev[seat], atol=0.006)
+    run = _convergence_rows()
+    charts.plot_convergence({"run": run}, tmp_path / "convergence", "game", {"run"}, {"run": (66, 5428.7, 265.2)})
+    back = convergence_rows(tmp_path / "convergence.svg")
+    assert [r["iteration"] for r in back] == [r[0] for r in run]
+    np.testing.assert_allclose([r["seconds"] for r in back], [r[1] for r in run], rtol=1e-5)
+    np.testing.assert_allclose([r["exploitability_mbb"] for r in back], [r[2] for r in run], rtol=1e-5)

@@ -232,7 +232,7 @@ def pot_text(summary, key) -> str:
         average = summary.average_pot(key)
         span = f"{pot.low:g}-{pot.high:g}"
         text = f"pot {span} bb" if average is None else f"pot {average:.1f} bb avg ({span})"
-    return text + (f", {pot.to_call:g} to call" if pot.to_call > 0 else "")
+    return text + (f", {pot.to_call:g} bb to call" if pot.to_call > 0 else "")
 
 
 def _pot_note(summary) -> str:
@@ -285,8 +285,8 @@ def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -
         fig.supxlabel(_wrap("cards drawn (pat: snows included); rows fade with how often the hand gets there, "
                             "one scale for the chart; " + _pot_note(summary)
                             + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8), fontsize=8)
-        fig.suptitle(_wrap(_locked_title(summary, f"{title}\ndraw {rnd + 1} (after the betting {street_name(rnd)})"),
-                           fig, 10), fontsize=10)
+        heading = f"{title}\ndraw {rnd + 1}: the big blind draws first, then the button"
+        fig.suptitle(_wrap(_locked_title(summary, heading), fig, 10), fontsize=10)
         written += save_figure(fig, directory / f"draws_{rnd + 1}")
     return written
 
@@ -333,8 +333,8 @@ def plot_betting_situations(summary, directory: Path, title: str) -> list[Path]:
                                 "gets there, one scale for the chart; " + _pot_note(summary)
                                 + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8),
                           fontsize=8)
-            fig.suptitle(_wrap(_locked_title(summary, f"{title}\n{SEAT_NAMES[seat]} betting {street_name(rnd)}"), fig, 10),
-                         fontsize=10)
+            heading = f"{title}\n{SEAT_NAMES[seat]} betting {street_name(rnd)}"
+            fig.suptitle(_wrap(_locked_title(summary, heading), fig, 10), fontsize=10)
             written += save_figure(fig, directory / f"betting_{rnd}_{SEAT_NAMES[seat].replace(' ', '-')}")
     return written
 
@@ -415,20 +415,25 @@ def convergence_chart(directories: list, path: Path, game: str, games: dict | No
                             certificates)
 
 
-def redraw_from_tables(directory: str | Path) -> list[Path]:
+def redraw_from_tables(directory: str | Path, config=None) -> list[Path]:
     """Every chart of a solve directory drawn again from its tables (``situations.csv``,
-    ``pat_snow_break.csv``, ``ev_by_hand.csv``, ``convergence.csv``) and ``summary.json``: what
-    ``results/`` keeps, without the strategy (see :func:`solver.tables.reports.summary_from_tables`)."""
+    ``pat_snow_break.csv``, ``ev_by_hand.csv``, ``convergence.csv`` where there is one) and
+    ``summary.json`` (or the game ``config``): what ``results/`` keeps, without the strategy (see
+    :func:`solver.tables.reports.summary_from_tables`)."""
     from .reports import summary_from_tables
 
     directory = Path(directory)
-    summary = summary_from_tables(directory)
-    meta = json.loads((directory / "summary.json").read_text())
+    summary = summary_from_tables(directory, config)
+    if config is None:
+        meta = json.loads((directory / "summary.json").read_text())
+        game, hand_size = meta["game"], meta["config"]["hand_size"]
+    else:
+        game, hand_size = config.describe(), config.hand_size
     for old in list(directory.glob("draws_*.png")) + list(directory.glob("draws_*.svg")) + \
             list(directory.glob("betting_*.png")) + list(directory.glob("betting_*.svg")):
         old.unlink()  # a chart for a situation no longer drawn must not stay behind
-    written = plot_summary(summary, meta["config"]["hand_size"], directory, meta["game"])
-    return written + convergence_chart([directory], directory / "convergence", meta["game"])
+    written = plot_summary(summary, hand_size, directory, game)
+    return written + convergence_chart([directory], directory / "convergence", game)
 
 
 def plot_abstraction_curve(rows: list[dict], path: Path) -> list[Path]:

@@ -256,19 +256,21 @@ def deal_ev_rows(summary: Summary):
 TABLES = ("situations.csv", "pat_snow_break.csv", "ev_by_hand.csv")  # what summary_from_tables reads
 
 
-def summary_from_tables(directory: str | Path) -> Summary:
+def summary_from_tables(directory: str | Path, config: GameConfig | None = None) -> Summary:
     """The summary the charts need, read back from a solve's tables (``situations.csv``,
     ``pat_snow_break.csv``, ``ev_by_hand.csv``) and ``summary.json`` (the game): charts are
     redrawn from committed tables without the strategy. Frequencies come back as the tables
     round them (4 decimals, reach to 6 digits); the average pot only where the table has a
-    ``pot`` column, the locked groups only where it has ``locked``. ValueError names a missing file."""
+    ``pot`` column, the locked groups only where it has ``locked``. The game is ``config``, else
+    the one ``summary.json`` names. ValueError names a missing file."""
     directory = Path(directory)
-    for name in ("summary.json",) + TABLES:
+    for name in (() if config else ("summary.json",)) + TABLES:
         if not (directory / name).is_file():
             raise ValueError(f"{directory / name}: not found (charts from tables need {', '.join(TABLES)} "
                              "and summary.json)")
-    config = GameConfig.from_dict(json.loads((directory / "summary.json").read_text())["config"],
-                                  str(directory / "summary.json"))
+    if config is None:
+        config = GameConfig.from_dict(json.loads((directory / "summary.json").read_text())["config"],
+                                      str(directory / "summary.json"))
     hand = config.hand_size
     _, labels = hand_groups(get_evaluator(config.ranks, config.suits, hand), hand)
     index = {label: g for g, label in enumerate(labels)}
