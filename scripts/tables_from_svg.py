@@ -57,8 +57,9 @@ def convergence_rows(svg_path: Path) -> list[dict]:
         panel = re.split(r'<g id="legend_\d+">', panel)[0]  # a legend's own marker is no point
         to_x = _scale(_ticks(panel, "x"), True, f"{svg_path} x")
         to_y = _scale(_ticks(panel, "y"), True, f"{svg_path} y")
-        markers = re.findall(r'<use xlink:href="#[^"]+" x="([-\d.]+)" y="([-\d.]+)" style="fill: #1f77b4', panel)
-        points.append([(to_x(float(x)), to_y(float(y))) for x, y in markers])
+        markers = re.findall(r'<use xlink:href="(#[^"]+)" x="([-\d.]+)" y="([-\d.]+)" style="fill: #1f77b4', panel)
+        line = max({m[0] for m in markers}, key=[m[0] for m in markers].count)  # the line's marker, not a star
+        points.append([(to_x(float(x)), to_y(float(y))) for href, x, y in markers if href == line])
     (by_iter, by_time) = points
     if len(by_iter) != len(by_time) or not by_iter:
         raise ValueError(f"{svg_path}: the two panels hold {len(by_iter)} and {len(by_time)} points")
