@@ -98,7 +98,7 @@ TABLE_FOLDERS = {name: None for name in GAMES} | {"opponents/never-snows": "sing
 def redraw_from_tables() -> list[Path]:
     """Every chart of results/ drawn again from the tables beside it (no strategy file needed:
     ``solver.tables.charts.redraw_from_tables``), and the abstraction curve from
-    results/benchmarks/curve.json."""
+    results/benchmarks/curve.json, and the CFR variants' convergence charts from their tables."""
     from solver.game.config import load_preset
     from solver.tables.charts import plot_abstraction_curve, redraw_from_tables as redraw
 
@@ -107,6 +107,12 @@ def redraw_from_tables() -> list[Path]:
         folder = ROOT / "results" / name
         if (folder / "situations.csv").is_file():
             written += redraw(folder, load_preset(preset) if preset else None)
+    sys.path.insert(0, str(ROOT / "scripts" / "bench"))
+    from bench_solver import ALGORITHM_CHARTS, plot_algorithms
+
+    for name in ALGORITHM_CHARTS:
+        if (ROOT / "results" / "algorithms" / f"{name}-convergence.csv").is_file():
+            written += plot_algorithms(name)
     curve = ROOT / "results" / "benchmarks" / "curve.json"
     if curve.is_file() and (ROOT / "results" / "triple-draw-cap4").is_dir():
         written += plot_abstraction_curve(json.loads(curve.read_text())["curve"],

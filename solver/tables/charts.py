@@ -119,8 +119,9 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
         ax.grid(True, which="both", alpha=0.3)
     if plotted:  # one legend for both panels, outside them
         handles, labels = by_iter.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=1 if len(labels) > 2 else len(labels),
-                   fontsize=8)
+        # One row where the labels fit across the figure, else one a line.
+        fig.legend(handles, labels, loc="outside lower center", fontsize=8,
+                   ncols=len(labels) if sum(len(label) + 8 for label in labels) < 130 else 1)
     fig.suptitle(_wrap(title, fig, 12))
     return save_figure(fig, path)
 

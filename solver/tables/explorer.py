@@ -6,7 +6,8 @@ by hand group (as ``badugi show`` prints them), the opponent's range by hand
 group, and each value class's probabilities (16-bit, so any hand typed in
 shows its own policy). Hand groups are drawn as a grid like a hold'em solver's
 range grid: rows by card count, columns by top card, each cell's colours
-split by the actions' frequencies and faded where the group is rarely there.
+split by the actions' frequencies, faded where the group is rarely there and grey where it
+never is; each point names whose turn it is, its street, the pot and the bet to call.
 
 Small games export whole; a big one exports the subtree of ``prefix`` and
 rounds up to ``max_round``, and a selection over ``max_bytes`` is refused with
