@@ -5,6 +5,7 @@
     python scripts/make_results.py --games triple-draw-cap1 --triple-minutes 0  # publish the cap-1 triple-draw solve as it is
     python scripts/make_results.py --double-minutes 0 --triple-minutes 0 --cap4-minutes 0   # publish what is solved
     python scripts/make_results.py --games triple-draw-cap4 --cap4-minutes 0   # publish one game; the rest stays
+    python scripts/make_results.py --from-tables   # redraw every chart of results/ from its tables (seconds)
 
 Solves run in runs/ (large files stay there: checkpoints, strategy.npz); results/
 receives summary.json, convergence.csv, charts (PNG, SVG) and draws.csv for each
@@ -36,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 GAMES = {"single-draw": "single-draw", "double-draw": "double-draw",  # results/ folder (and runs/ folder) -> preset
          "triple-draw-cap1": "triple-draw-bucketed", "triple-draw-cap4": "triple-draw"}
-COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv", "situations.csv"] + [
+COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv", "situations.csv", "ev_by_hand.csv"] + [
     f"{name}.{ext}" for name in ("pat_snow_break", "ev_by_hand", "convergence") for ext in ("png", "svg")]
 CHART_GLOBS = ("draws_*.png", "draws_*.svg", "betting_*.png", "betting_*.svg")  # a file per draw, round and seat
 
@@ -88,6 +89,35 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
     for file in COPIED + [p.name for pattern in CHART_GLOBS for p in sorted(run_dir.glob(pattern))]:
         shutil.copy2(run_dir / file, target / file)
     return True
+
+
+# results/ folders whose charts come from a solve's tables, and the game of those without a summary.json
+TABLE_FOLDERS = {name: None for name in GAMES} | {"opponents/never-snows": "single-draw"}
+
+
+def redraw_from_tables() -> list[Path]:
+    """Every chart of results/ drawn again from the tables beside it (no strategy file needed:
+    ``solver.tables.charts.redraw_from_tables``), and the abstraction curve from
+    results/benchmarks/curve.json, and the CFR variants' convergence charts from their tables."""
+    from solver.game.config import load_preset
+    from solver.tables.charts import plot_abstraction_curve, redraw_from_tables as redraw
+
+    written = []
+    for name, preset in TABLE_FOLDERS.items():
+        folder = ROOT / "results" / name
+        if (folder / "situations.csv").is_file():
+            written += redraw(folder, load_preset(preset) if preset else None)
+    sys.path.insert(0, str(ROOT / "scripts" / "bench"))
+    from bench_solver import ALGORITHM_CHARTS, plot_algorithms
+
+    for name in ALGORITHM_CHARTS:
+        if (ROOT / "results" / "algorithms" / f"{name}-convergence.csv").is_file():
+            written += plot_algorithms(name)
+    curve = ROOT / "results" / "benchmarks" / "curve.json"
+    if curve.is_file() and (ROOT / "results" / "triple-draw-cap4").is_dir():
+        written += plot_abstraction_curve(json.loads(curve.read_text())["curve"],
+                                          ROOT / "results" / "triple-draw-cap4" / "abstraction_curve")
+    return written
 
 
 def read_csv(name: str, file: str) -> list[dict]:
@@ -146,8 +176,9 @@ def describe_game(name: str) -> str:
     betting = sorted(p.name for p in folder.glob("betting_*.png"))
     if draws or betting:
         lines += ["", "Cards drawn by hand, one chart per draw (the big blind draws first; the button's panels "
-                  "follow what he drew), and betting by situation (what the player faces), one chart per round "
-                  "and seat; rows fade with how rarely the hand gets there (`situations.csv` holds the figures):", ""]
+                  "follow what the big blind drew), and betting by situation (what the player faces), one chart per "
+                  "round and seat; each panel names whose turn it is, the pot and the bet to call; rows fade with "
+                  "how rarely the hand gets there, on one scale per chart (`situations.csv` holds the figures):", ""]
         lines += [f"![{p[:-4]}](./{name}/{p})" for p in draws] + [""]
         lines += ["<details><summary>betting charts</summary>", ""]
         lines += [f"![{p[:-4]}](./{name}/{p})" for p in betting] + ["", "</details>"]
@@ -186,9 +217,14 @@ def write_readme(games: list[str], seconds: float) -> None:
             "from the files beside it. Strategies are the independent-deck model's (see the README, \"What it computes\"): "
             "each player draws from a deck of his own.", "",
             "How to read the charts: rows are hand groups by card count and top card, strongest first; "
-            "a frequency is weighted by how often each hand reaches the decision; groups that reach a "
-            "decision in under one hand in a million are left out. `draws.csv` holds the numbers behind "
-            "the draw heatmaps.", ""]
+            "a panel is one situation, its title saying whose turn it is (by seat), what he faces, the pot "
+            "in big blinds (one figure, or the reach-weighted average and the range over the histories "
+            "that lead there) and the bet to call; a frequency is weighted by how often each hand reaches "
+            "the decision; rows fade with how often the hand gets there, on one scale for the whole chart; "
+            "groups that reach a decision in under one hand in a million are left out, and so is a situation "
+            "with no such group (named at the chart's foot). `situations.csv` holds the numbers behind the "
+            "draw and betting charts, `ev_by_hand.csv` those of the EV chart; "
+            "`python scripts/make_results.py --from-tables` redraws every chart from them.", ""]
     for name in games:
         text.append(describe_game(name))
     if (ROOT / "results" / "algorithms" / "single-draw-convergence.png").is_file():
@@ -225,8 +261,18 @@ def main(argv=None) -> int:
                         help="triple draw at cap 4: minutes of solving in all (0: publish an existing solve only)")
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES),
                         help="games to solve and publish (default all); the others' results stay as they are")
+    parser.add_argument("--from-tables", action="store_true",
+                        help="only redraw the charts of results/ from the tables there (no solve, no strategy "
+                             "file), then write results/README.md")
     args = parser.parse_args(argv)
     start = time.time()
+    if args.from_tables:
+        written = redraw_from_tables()
+        games = [name for name in GAMES if (ROOT / "results" / name / "summary.json").is_file()]
+        write_readme(games, time.time() - start)
+        print(f"redrew {len([p for p in written if p.suffix == '.png'])} charts of results/ from their tables "
+              f"in {time.time() - start:.0f} s")
+        return 0
     stops = {
         "single-draw": ["--target-exploitability", str(args.single_target), "--quiet"],
         "double-draw": ["--time-limit", str(args.double_minutes * 60), "--target-exploitability", "0.1"]

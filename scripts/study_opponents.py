@@ -98,6 +98,7 @@ def never_snows(equilibrium: Path, hands: int, seed: int) -> dict:
     eq_button, _ = model_values(eq_player, locked_player)
     adapted_button, _ = model_values(locked_player, locked_player)
     charts = write_charts(locked, out=OUT / "never-snows")
+    shutil.copy2(locked / "convergence.csv", OUT / "never-snows")  # its chart's table (make_results.py --from-tables)
     return {
         "lock": LOCK,
         "run": str(locked.relative_to(ROOT)),

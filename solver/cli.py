@@ -146,7 +146,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .cfr.files import CHECKPOINT_NAME, load_checkpoint
     from .cfr.locks import LockFile
     from .cfr.solve import RaySetup, check_resume, check_solvable, check_stopping_rules, solve
-    from .tables.charts import plot_convergence
+    from .tables.charts import convergence_chart
 
     # Everything a user can get wrong is checked before the first line is printed.
     if args.threads is not None:
@@ -203,11 +203,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
         say(describe_ray(result.engine))
         result.engine.shutdown()
     x, stopped_by, done, seconds = result.exploitability, result.stopped_by, result.iterations, result.seconds
-    convergence, streamed = result.convergence, not result.engine.exact_progress
+    streamed = not result.engine.exact_progress
     del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
     gc.collect()
     if args.no_charts:
-        charts = plot_convergence({algorithm: convergence}, out / "convergence", f"{config.describe()}: convergence")
+        charts = convergence_chart([out], out / "convergence", config.describe())
     else:
         # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
         walks = f": two walks of the whole tree, {_whole_walks_minutes(config)}" if streamed else ""
@@ -223,7 +223,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 RUN_FILES = ("checkpoint.npz", "strategy.npz", "summary.json", "config.toml", "convergence.csv", "lock.toml",
-             "lock_pairs.npz", "draws.csv", "pat_snow_break.csv", "situations.csv", "explorer.html")
+             "lock_pairs.npz", "draws.csv", "pat_snow_break.csv", "situations.csv", "ev_by_hand.csv",
+             "explorer.html")
 
 
 def _clear_run(out) -> None:
@@ -404,7 +405,7 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
     from pathlib import Path
 
     from .tables import charts
-    from .tables.reports import draw_csv_rows, pat_snow_break_rows, situation_csv_rows, summarise
+    from .tables.reports import deal_ev_rows, draw_csv_rows, pat_snow_break_rows, situation_csv_rows, summarise
     from .tables.strategy import load_strategy
 
     strategy = load_strategy(directory)
@@ -415,26 +416,15 @@ def write_charts(directory, runs: list | None = None, out=None) -> list:
     written = []
     for old in list(out.glob("draws.png")) + list(out.glob("draws.svg")) + list(out.glob("betting.*")):
         old.unlink()  # one tall chart each before charts were split by situation
-    written += charts.plot_draw_situations(summary, strategy.config.hand_size, out, f"{game}: cards drawn by hand")
-    written += charts.plot_pat_snow_break(summary, out / "pat_snow_break",
-                                          f"{game}: standing pat, snowing and breaking")
-    written += charts.plot_betting_situations(summary, out, f"{game}")
-    written += charts.plot_deal_ev(summary, out / "ev_by_hand", f"{game}: expected value by dealt hand")
-    convergence = {}
-    games = set()
-    for d in runs or [directory]:
-        if (Path(d) / "convergence.csv").is_file():
-            other = load_strategy(d).config.describe() if Path(d) != Path(directory) else game
-            games.add(other)
-            convergence[Path(d).name] = (other, charts.read_convergence(Path(d) / "convergence.csv"))
-    if convergence:
-        # Runs of different games are told apart by their game, not the first one's title.
-        labelled = {(name if len(games) == 1 else f"{name}: {g}"): rows for name, (g, rows) in convergence.items()}
-        written += charts.plot_convergence(labelled, out / "convergence",
-                                           f"{game}: convergence" if len(games) == 1 else "convergence")
+    written += charts.plot_summary(summary, strategy.config.hand_size, out, game)
+    dirs = [Path(d) for d in (runs or [directory])]
+    games = {d: (load_strategy(d).config.describe() if d != Path(directory) else game) for d in dirs
+             if (d / "convergence.csv").is_file()}
+    written += charts.convergence_chart(list(games), out / "convergence", game, games)
     for name, rows in (("draws.csv", list(draw_csv_rows(summary, strategy.config.hand_size))),
                        ("pat_snow_break.csv", list(pat_snow_break_rows(summary))),
-                       ("situations.csv", list(situation_csv_rows(summary, strategy.config.hand_size)))):
+                       ("situations.csv", list(situation_csv_rows(summary, strategy.config.hand_size))),
+                       ("ev_by_hand.csv", list(deal_ev_rows(summary)))):
         with atomic_write(out / name, "w") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
             writer.writeheader()

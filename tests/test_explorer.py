@@ -139,3 +139,42 @@ def test_explorer_in_a_browser_reads_what_show_prints(solved, tmp_path, browser)
             assert abs(page - 100 * policy.get(label, 0.0)) <= 0.005 + 100 / 65535 / 2 + 1e-9, (history, shown, policy)
     browser.save_screenshot(str(tmp_path / "explorer.png"))
     assert (tmp_path / "explorer.png").stat().st_size > 10_000
+
+
+def test_every_decision_point_says_street_pot_bet_to_call(solved):
+    """Each exported decision point carries its street, pot and bet to call (big blinds), those
+    of the built tree's node."""
+    strategy = load_strategy(solved)
+    tree = strategy.tree
+    data = explorer_data(strategy)
+    for history, street in (("", "before draw 1"), ("c", "before draw 1"), ("ck/", "draw 1"), ("ck/1", "draw 1"),
+                            ("ck/10/", "after draw 1"), ("ck/10/b", "after draw 1"), ("ck/10/bc/", "draw 2"),
+                            ("ck/10/bc/00/kb", "after draw 2")):
+        node = tree.node_at(history)
+        point = data["nodes"][node]
+        contrib = tree.contrib[node]
+        assert (point["street"], point["pot"]) == (street, pytest.approx(contrib.sum())), history
+        assert point["to_call"] == pytest.approx(0.0 if point["draw"] else contrib.max() - contrib[point["seat"]])
+    assert data["nodes"][tree.node_at("ck/10/b")]["to_call"] == 1.0  # a bet of the second round
+
+
+def test_explorer_in_a_browser_names_seats_and_greys_groups_never_there(solved, tmp_path, browser):
+    """The page names whose turn it is, the street, the pot and the bet to call; a hand group the
+    deciding player never holds there is grey, not coloured as if played."""
+    from selenium.webdriver.common.by import By
+
+    page = tmp_path / "explorer.html"
+    assert main(["explore", str(solved), "--out", str(page)]) == 0
+    browser.get(page.resolve().as_uri())
+    for label in ("c", "k", "1", "0", "b"):
+        browser.find_element(By.CSS_SELECTOR, f"#actions button[data-action='{label}']").click()
+    assert browser.find_element(By.ID, "title").text.startswith("button to act, after draw 1")
+    assert browser.find_element(By.ID, "stakes").text == "pot 3 bb; 1 bb to call"
+    assert browser.find_element(By.ID, "opp-title").text == "The big blind's range here"
+    strategy = load_strategy(solved)
+    node = explorer_data(strategy)["nodes"][strategy.tree.node_at("ck/10/b")]
+    never = {label for label, (mass, _, _) in zip(explorer_data(strategy)["group_labels"], node["groups"])
+             if mass < 1e-6}
+    grey = {cell.get_attribute("data-group") for cell in browser.find_elements(By.CSS_SELECTOR, "#grid td[data-group]")
+            if cell.find_elements(By.CSS_SELECTOR, ".cell.never")}
+    assert never and grey == never

@@ -135,27 +135,9 @@ def curve(scales, minutes: float, runs=(), preset: str = "triple-draw") -> list[
 
 
 def plot_curve(rows, path: Path) -> list[Path]:
-    """Certified exploitability against memory and against solving time, one point per abstraction."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from solver.tables.charts import plot_abstraction_curve
 
-    from solver.tables.charts import save_figure
-
-    fig, (by_memory, by_time) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
-    for ax, key, scale, xlabel in ((by_memory, "memory_bytes", 2.0**30, "strategy memory (GiB)"),
-                                   (by_time, "seconds", 60.0, "solving time (minutes, 2 threads)")):
-        xs = [r[key] / scale for r in rows]
-        ys = [r["certified_mbb"] for r in rows]
-        ax.plot(xs, ys, marker="o", linestyle="none")  # points of different runs: no line between them
-        for x, y, r in zip(xs, ys, rows):
-            ax.annotate("/".join(str(b) for b in r["buckets"]) + f"\n{r['iterations']} its", (x, y),
-                        textcoords="offset points", xytext=(6, 4), fontsize=8)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("certified exploitability (mbb/hand)")
-        ax.grid(True, alpha=0.3)
-    fig.suptitle("Triple draw at cap 4: certified exploitability by abstraction size (buckets per round)")
-    return save_figure(fig, path)
+    return plot_abstraction_curve(rows, path)
 
 
 def triple() -> dict:

@@ -100,10 +100,26 @@ def iterations_alone(config, algorithm: str | None, iterations: int, rounds: int
             "alone_pruned": pruned}
 
 
+ALGORITHM_CHARTS = {"single-draw": "Single-draw Badugi (cap 4): {n} CFR variants",
+                    "double-draw-cap2": "Double-draw Badugi (cap 2): the two DCFR schedules"}
+
+
+def plot_algorithms(name: str, title: str | None = None) -> list[Path]:
+    """results/algorithms/NAME-convergence.png drawn from its table (NAME-convergence.csv)."""
+    from solver.tables.charts import plot_convergence
+
+    runs = {}
+    with open(ROOT / "results" / "algorithms" / f"{name}-convergence.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            runs.setdefault(r["algorithm"], []).append(
+                (int(r["iteration"]), float(r["seconds"]), float(r["exploitability_mbb"])))
+    title = title or ALGORITHM_CHARTS[name].format(n=len(runs))
+    return plot_convergence(runs, ROOT / "results" / "algorithms" / f"{name}-convergence", title)
+
+
 def bench_algorithms(args) -> dict:
     """Every algorithm on single draw for ``--iterations``; with ``--double``, the two DCFR
     schedules on double draw at cap 2 until 1 mbb/hand (``--target``) or ``--iterations``."""
-    from solver.tables.charts import plot_convergence
     from solver.game.config import DEFAULT_BETS, GameConfig, load_preset
     from solver.cfr.engine import ALGORITHMS, DEFAULT_ALGORITHM
     from solver.cfr.solve import solve
@@ -137,7 +153,7 @@ def bench_algorithms(args) -> dict:
         for algorithm, conv in runs.items():
             for i, s, x in conv:
                 writer.writerow([algorithm, i, f"{s:.3f}", f"{x:.6g}"])
-    plot_convergence(runs, out / f"{name}-convergence", title)
+    plot_algorithms(name, title)
     return {**machine(), "game": config.describe(), "chart": f"results/algorithms/{name}-convergence.png",
             "iterations": args.iterations, "check_every": args.check_every,
             "target_mbb": args.target if args.double else None, "runs": rows}

@@ -120,6 +120,15 @@ class RoundTemplate:
         return int(self.target[self.kind == CONTINUE].max()) + 1
 
     @cached_property
+    def position_contrib(self) -> np.ndarray:
+        """(T, 2) both seats' contributions in this round at each position (the blinds at round 0's first)."""
+        out = np.zeros((self.n_positions, 2))
+        out[0] = self.start_contrib
+        betting = self.kind == BET
+        out[self.target[betting]] = self.contrib[betting]
+        return out
+
+    @cached_property
     def outcome_contrib(self) -> np.ndarray:
         """(O,) what each seat has put in this round when it ends with outcome o."""
         out = np.zeros(self.n_outcomes)
@@ -293,6 +302,25 @@ def locate(templates: RoundTemplates, history: str) -> Position:
         return Position(rnd, phase, float(pot), records, BET, int(t.seat[phase]), labels)
     seat = BIG_BLIND if phase < t.n_positions + t.n_outcomes else BUTTON
     return Position(rnd, phase, float(pot), records, DRAW, seat, digits)
+
+
+def stakes(templates: RoundTemplates, at: Position) -> tuple[float, float]:
+    """(pot, to call) at a located decision: both seats' chips in the middle, and what the seat to
+    act must put in to call (0 at a draw).
+
+    >>> templates = RoundTemplates.of(load_preset("single-draw"))
+    >>> stakes(templates, locate(templates, "")), stakes(templates, locate(templates, "rc/21/kb"))
+    ((1.5, 0.5), (6.0, 2.0))
+    """
+    t = templates.rounds[at.round]
+    if at.kind == DRAW:
+        outcome = at.phase - t.n_positions
+        if outcome >= t.n_outcomes:  # the button's draw: after outcome o and the big blind's count
+            outcome = (outcome - t.n_outcomes) // (templates.config.hand_size + 1)
+        return float(2 * (at.pot + t.outcome_contrib[outcome])), 0.0
+    button, big_blind = t.position_contrib[at.phase]
+    mine, theirs = (button, big_blind) if at.seat == BUTTON else (big_blind, button)
+    return float(2 * at.pot + button + big_blind), float(theirs - mine)
 
 
 @njit(cache=True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -59,6 +60,11 @@ DRAW_SITUATIONS = ("first to draw",) + tuple(f"after he drew {d}" if d else "aft
 N_SITUATIONS = len(BET_SITUATIONS) + len(DRAW_SITUATIONS)
 
 
+def street_name(rnd: int) -> str:
+    """Where a betting round is in the hand: ``before draw 1``, ``after draw 2`` ..."""
+    return "before draw 1" if rnd == 0 else f"after draw {rnd}"
+
+
 def situation_name(code: int, rnd: int) -> str:
     """A situation code's name (before the first draw a first bet is the big blind's)."""
     if code >= len(BET_SITUATIONS):
@@ -84,18 +90,71 @@ def situations(kind: np.ndarray, parent: np.ndarray, action: np.ndarray, node_ro
             code[node] = len(BET_SITUATIONS) + (1 + labels[node] - 48 if p >= 0 and kind[p] == DRAW else 0)
             continue
         if p < 0 or kind[p] == DRAW:  # the first decision of a betting round
-            bets[node] = 1 if node_round[node] == 0 else 0
-            code[node] = 3 if node_round[node] == 0 else 0
+            bets[node], code[node] = round_opening(int(node_round[node]))
             continue
-        label = chr(labels[node])
-        bets[node] = bets[p] + (label in "br")
-        if label == "k":
-            code[node] = 1
-        elif label == "c":
-            code[node] = 2
-        else:
-            code[node] = 2 + min(bets[node], 3)
+        bets[node], code[node] = bet_situation(int(bets[p]), chr(labels[node]))
     return code
+
+
+def round_opening(rnd: int) -> tuple[int, int]:
+    """(bets so far, situation code) at a betting round's first decision: the blind counts as a
+    bet before the first draw."""
+    return (1, 3) if rnd == 0 else (0, 0)
+
+
+def bet_situation(bets_before: int, label: str) -> tuple[int, int]:
+    """(bets so far, situation code) at the decision an action ``label`` leads to within a round."""
+    bets = bets_before + (label in "br")
+    return bets, 1 if label == "k" else 2 if label == "c" else 2 + min(bets, 3)
+
+
+class SituationPot(NamedTuple):
+    """The pot at a situation (both seats' chips, in big blinds), over every history of the game
+    that leads to it, and the chips the player must put in to call (0 where he is not facing a bet)."""
+
+    low: float
+    high: float
+    to_call: float
+
+
+def situation_pots(config: GameConfig) -> dict:
+    """(seat, round, situation code) -> :class:`SituationPot`, from the rounds' templates (no tree:
+    the pot depends on the betting only, so this holds for games whose tree is never built).
+
+    >>> pots = situation_pots(load_preset("single-draw"))
+    >>> pots[(BUTTON, 0, 3)], pots[(BIG_BLIND, 1, 3)]   # facing the blind; the big blind facing a bet
+    (SituationPot(low=1.5, high=1.5, to_call=0.5), SituationPot(low=4.0, high=10.0, to_call=2.0))
+    """
+    templates = RoundTemplates.of(config)
+    first_draw = len(BET_SITUATIONS)
+    ranges: dict = {}
+
+    def add(key, pot, to_call):
+        low, high, _ = ranges.get(key, (pot, pot, to_call))
+        ranges[key] = (min(low, pot), max(high, pot), to_call)
+
+    bb = config.big_blind
+    for rnd, t in enumerate(templates.rounds):
+        levels = templates.pot_levels[rnd]
+        bets, code = {0: round_opening(rnd)[0]}, {0: round_opening(rnd)[1]}
+        for p in range(t.n_positions):  # a position comes before its children
+            for a in range(int(t.n_actions[p])):
+                if t.kind[p, a] == BET:
+                    child = int(t.target[p, a])
+                    bets[child], code[child] = bet_situation(bets[p], chr(t.label[p, a]))
+        for p in range(t.n_positions):
+            seat, (button, big_blind) = int(t.seat[p]), t.position_contrib[p]
+            mine, theirs = (button, big_blind) if seat == BUTTON else (big_blind, button)
+            for level in levels:
+                add((seat, rnd, code[p]), (2 * level + button + big_blind) / bb, (theirs - mine) / bb)
+        if rnd < config.draws:
+            for level in levels:
+                for put_in in t.outcome_contrib:
+                    pot = 2 * (level + put_in) / bb
+                    add((BIG_BLIND, rnd, first_draw), pot, 0.0)
+                    for d in range(config.hand_size + 1):
+                        add((BUTTON, rnd, first_draw + 1 + d), pot, 0.0)
+    return {key: SituationPot(*(float(x) for x in value)) for key, value in ranges.items()}
 
 
 @dataclass(frozen=True)

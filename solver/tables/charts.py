@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import csv
+import json
+import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import matplotlib
 import numpy as np
 
 from abstractions.files import atomic_write
 
-from ..game.tree import ACTION_NAMES, BET_LABELS, BET_SITUATIONS, SEAT_NAMES, situation_name
+from ..game.tree import ACTION_NAMES, BET_LABELS, BET_SITUATIONS, SEAT_NAMES, street_name
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "badugi"  # stable SVG ids: regenerated charts diff cleanly
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+
+
+DPI = 110
+MAX_SIDE_PX = 1600  # every chart fits a README page at full width: split or wrapped, never bigger
 
 
 def save_figure(fig, path: Path) -> list[Path]:
@@ -24,11 +32,12 @@ def save_figure(fig, path: Path) -> list[Path]:
         for suffix in (".png", ".svg"):
             target = Path(path).with_suffix(suffix)
             with atomic_write(target) as f:
-                fig.savefig(f, format=suffix[1:], dpi=110, metadata={"Date": None} if suffix == ".svg" else None)
+                fig.savefig(f, format=suffix[1:], dpi=DPI, metadata={"Date": None} if suffix == ".svg" else None)
             written.append(target)
     finally:
         plt.close(fig)
     return written
+
 
 
 def read_convergence(path: Path) -> list[tuple[int, float, float]]:
@@ -36,28 +45,84 @@ def read_convergence(path: Path) -> list[tuple[int, float, float]]:
         return [(int(r["iteration"]), float(r["seconds"]), float(r["exploitability_mbb"])) for r in csv.DictReader(f)]
 
 
-def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path, title: str) -> list[Path]:
-    """Exploitability against iterations and seconds, log scales, one line per run; PNG and SVG."""
-    fig, (by_iter, by_time) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+class RunConvergence(NamedTuple):
+    """A run's progress (iteration, seconds, mbb/hand), whether it was measured in the abstract
+    game (a solve certified at full resolution at the end), and the certificate's point."""
+
+    rows: list
+    abstract: bool
+    certificate: tuple | None   # (iteration, seconds, certified exploitability mbb/hand)
+
+
+def run_convergence(directory: str | Path) -> RunConvergence:
+    """A run directory's ``convergence.csv``, told by its ``summary.json`` what was measured."""
+    directory = Path(directory)
+    rows = read_convergence(directory / "convergence.csv")
+    path = directory / "summary.json"
+    summary = json.loads(path.read_text()) if path.is_file() else {}
+    if "abstract_exploitability_mbb" not in summary:
+        return RunConvergence(rows, False, None)
+    return RunConvergence(rows, True, (summary["iterations"], summary["seconds"], summary["exploitability_mbb"]))
+
+
+def _log_ticks(axis, low: float, high: float) -> None:
+    """Plain tick labels on a log axis, few enough never to overlap (1 2 5 a decade over up to
+    three decades, powers of ten beyond), no minor labels."""
+    decades = np.log10(max(high, low * 1.0001)) - np.log10(low)
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades <= 3 else (1.0,)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path, title: str,
+                     abstract: set | frozenset = frozenset(), certificates: dict | None = None) -> list[Path]:
+    """Exploitability against iterations and seconds, log scales, one line per run; PNG and SVG.
+    Runs named in ``abstract`` were measured in their abstract game (the y axis says so), and a
+    run's certificate (``certificates``: label -> (iteration, seconds, mbb/hand), exact in the
+    real game) is drawn as a star where it was measured."""
+    certificates = certificates or {}
+    fig, (by_iter, by_time) = plt.subplots(1, 2, figsize=(10, 4.3), constrained_layout=True)
+    xs = {0: [], 1: []}
+    ys = []
     for label, rows in runs.items():
         rows = [r for r in rows if r[0] > 0 and r[2] > 0]
-        by_iter.plot([r[0] for r in rows], [r[2] for r in rows], marker=".", label=label)
-        by_time.plot([max(r[1], 1e-3) for r in rows], [r[2] for r in rows], marker=".", label=label)
-    plotted = any(r[0] > 0 and r[2] > 0 for rows in runs.values() for r in rows)
-    for ax, xlabel in ((by_iter, "iterations"), (by_time, "seconds")):
+        name = f"{label}: abstract game" if label in abstract and len(abstract) < len(runs) else label
+        line, = by_iter.plot([r[0] for r in rows], [r[2] for r in rows], marker=".", label=name)
+        by_time.plot([max(r[1], 1e-3) for r in rows], [r[2] for r in rows], marker=".", color=line.get_color())
+        xs[0] += [r[0] for r in rows]
+        xs[1] += [max(r[1], 1e-3) for r in rows]
+        ys += [r[2] for r in rows]
+        if label in certificates and certificates[label][2] > 0:
+            iteration, seconds, mbb = certificates[label]
+            by_iter.plot([iteration], [mbb], marker="*", markersize=13, linestyle="none", color=line.get_color(),
+                         markeredgecolor="black", label=f"{label}: certified, real game (full resolution)"
+                         if len(runs) > 1 else "certified: exact in the real game (full resolution)")
+            by_time.plot([max(seconds, 1e-3)], [mbb], marker="*", markersize=13, linestyle="none",
+                         color=line.get_color(), markeredgecolor="black")
+            xs[0].append(iteration)
+            xs[1].append(max(seconds, 1e-3))
+            ys.append(mbb)
+    plotted = bool(ys)
+    if abstract and len(abstract) == len(runs):
+        ylabel = "exploitability (mbb/hand)\nlines: in the abstract game"
+    else:
+        ylabel = "exploitability (mbb/hand)"
+    for i, (ax, xlabel) in enumerate(((by_iter, "iterations"), (by_time, "seconds"))):
+        ax.set_xlabel(xlabel)
         if not plotted:  # no iteration run yet: nothing to put on log axes
             ax.text(0.5, 0.5, "no iterations yet", ha="center", va="center", transform=ax.transAxes)
-            ax.set_xlabel(xlabel)
             continue
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("exploitability (mbb/hand)")
+        _log_ticks(ax.xaxis, min(xs[i]), max(xs[i]))
+        ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
     if plotted:  # one legend for both panels, outside them
-        fig.legend(*by_iter.get_legend_handles_labels(), loc="outside lower center", ncols=1 if len(runs) > 2 else
-                   len(runs), fontsize=8)
-    fig.suptitle(title)
+        handles, labels = by_iter.get_legend_handles_labels()
+        # One row where the labels fit across the figure, else one a line.
+        fig.legend(handles, labels, loc="outside lower center", fontsize=8,
+                   ncols=len(labels) if sum(len(label) + 8 for label in labels) < 130 else 1)
+    fig.suptitle(_wrap(title, fig, 12))
     return save_figure(fig, path)
 
 
@@ -66,6 +131,7 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
 MIN_GROUP_REACH = 1e-6
 SEAT_ORDER = (1, 0)  # the big blind acts first after the draw; show it first
 ACTION_COLOURS = {"f": "#9e9e9e", "k": "#4c9be8", "c": "#2e7d32", "b": "#f0a030", "r": "#c62828"}
+MIN_OPACITY = 0.15
 
 
 LOCK_MARK = " [locked]"
@@ -82,9 +148,15 @@ def _locked_title(summary, title: str) -> str:
     return title
 
 
-MAX_HEIGHT_PX = 1600  # every chart fits a README page at full width: split, never taller
-DPI = 110
 ROW_INCHES = 0.2
+
+
+def _wrap(text: str, fig, fontsize: float, inches: float | None = None) -> str:
+    """``text`` with each line wrapped to fit ``inches`` (the figure's width by default) at
+    ``fontsize`` points: a title never runs off the figure."""
+    inches = fig.get_figwidth() - 0.3 if inches is None else inches
+    chars = max(12, int(inches * 72 / (0.62 * fontsize)))
+    return "\n".join(textwrap.fill(line, chars) if line else line for line in text.split("\n"))
 
 
 def _rows(summary, keys) -> np.ndarray:
@@ -96,11 +168,24 @@ def _rows(summary, keys) -> np.ndarray:
     return np.nonzero(reached)[0]
 
 
-def _opacity(reach: np.ndarray) -> np.ndarray:
-    """How strongly a row is drawn: by its reach against the panel's most reached row (square
-    root, so the middle stays visible), never below 0.15; 0 where never reached."""
-    top = reach.max() if len(reach) and reach.max() > 0 else 1.0
-    return np.where(reach >= MIN_GROUP_REACH, np.clip(np.sqrt(reach / top), 0.15, 1.0), 0.0)
+def _shown(summary, keys) -> tuple[list, list]:
+    """The situations drawn (some hand group there at least ``MIN_GROUP_REACH``: never an empty
+    panel) and those left out."""
+    shown = [k for k in keys if (summary.situation_reach[k] >= MIN_GROUP_REACH).any()]
+    return shown, [k for k in keys if k not in shown]
+
+
+def chart_scale(summary, keys, rows) -> float:
+    """The reach that is drawn at full strength in a chart: its most reached (situation, hand
+    group). Every panel of a chart fades on this one scale."""
+    top = max((float(summary.situation_reach[k][rows].max()) for k in keys if len(rows)), default=0.0)
+    return top if top > 0 else 1.0
+
+
+def _opacity(reach: np.ndarray, top: float) -> np.ndarray:
+    """How strongly a row is drawn: by its reach against the chart's most reached row (``top``;
+    square root, so the middle stays visible), never below ``MIN_OPACITY``; 0 where never reached."""
+    return np.where(reach >= MIN_GROUP_REACH, np.clip(np.sqrt(reach / top), MIN_OPACITY, 1.0), 0.0)
 
 
 def _share(x: float) -> str:
@@ -108,9 +193,10 @@ def _share(x: float) -> str:
 
 
 def _figure(n_panels: int, n_rows: int, panel_width: float):
-    height = min(ROW_INCHES * n_rows + 2.2, MAX_HEIGHT_PX / DPI)
-    fig, axes = plt.subplots(1, n_panels, figsize=(max(panel_width * n_panels + 1.6, 6.5), height), squeeze=False,
-                             sharey=True, constrained_layout=True)
+    height = min(ROW_INCHES * n_rows + 2.9, MAX_SIDE_PX / DPI)
+    width = min(max(panel_width * n_panels + 1.9, 6.5), MAX_SIDE_PX / DPI)
+    fig, axes = plt.subplots(1, n_panels, figsize=(width, height), squeeze=False, sharey=True,
+                             constrained_layout=True)
     return fig, axes[0]
 
 
@@ -118,9 +204,55 @@ def _group_labels(summary, rows, locked) -> list[str]:
     return _labels(summary.group_labels, rows, locked)
 
 
+def situation_text(seat: int, rnd: int, code: int) -> str:
+    """Whose turn it is and what he faces, by seat name: ``button faces the big blind's raise``,
+    ``button draws after the big blind drew 2``."""
+    me, other = SEAT_NAMES[seat], SEAT_NAMES[1 - seat]
+    first_draw = len(BET_SITUATIONS)
+    if code == first_draw:
+        return f"{me} draws first"
+    if code > first_draw:
+        drew = code - first_draw - 1
+        return f"{me} draws after the {other} " + ("stood pat" if drew == 0 else f"drew {drew}")
+    return {0: f"{me} acts first", 1: f"{me} acts after the {other} checked",
+            2: f"{me} acts after the {other} limped",
+            3: f"{me} faces the {other}'s " + ("blind" if rnd == 0 else "bet"),
+            4: f"{me} faces the {other}'s raise", 5: f"{me} faces the {other}'s re-raise (or more)"}[code]
+
+
+def pot_text(summary, key) -> str:
+    """The pot at a situation and the bet to call, in big blinds: one figure where every history
+    there has the same pot, else the reach-weighted average with the range, or the range alone
+    where the average is unknown (tables written before it was kept)."""
+    pot = summary.pots.get(key)
+    if pot is None:
+        return "pot unknown"
+    if abs(pot.high - pot.low) < 1e-9:
+        text = f"pot {pot.low:g} bb"
+    else:
+        average = summary.average_pot(key)
+        span = f"{pot.low:g}-{pot.high:g}"
+        text = f"pot {span} bb" if average is None else f"pot {average:.1f} bb avg ({span})"
+    return text + (f", {pot.to_call:g} bb to call" if pot.to_call > 0 else "")
+
+
+def _pot_note(summary) -> str:
+    """What a panel's pot figure is, for the chart's foot."""
+    if summary.situation_pot:
+        return "pot: big blinds in the middle; avg: weighted by how often each hand gets there, (range) over histories"
+    return "pot: big blinds in the middle, range over histories (this table does not keep the average)"
+
+
+def _left_out(keys, describe) -> str:
+    if not keys:
+        return ""
+    return "\nnot drawn (no hand group there once in a million hands): " + "; ".join(describe(k) for k in keys)
+
+
 def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -> list[Path]:
     """Cards drawn by hand group, one file per draw (``draws_1`` ...): the big blind, who draws
-    first, then the button after each of his draws; rows faded by how often the hand gets there."""
+    first, then the button after each of his draws; rows faded by how often the hand gets there,
+    on one scale for the chart; a situation no hand group reaches once in a million is not drawn."""
     first = len(BET_SITUATIONS)
     rounds = sorted({r for (_, r, code) in summary.situation_freq if code >= first})
     written = []
@@ -128,25 +260,34 @@ def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -
     for rnd in rounds:
         keys = [(seat, rnd, code) for seat, code in [(1, first)] + [(0, first + 1 + d) for d in range(hand_size + 1)]
                 if (seat, rnd, code) in summary.situation_freq]
+        keys, left_out = _shown(summary, keys)
+        if not keys:
+            continue
         rows = _rows(summary, keys)
-        fig, axes = _figure(len(keys), len(rows), 1.7)
+        top = chart_scale(summary, keys, rows)
+        fig, axes = _figure(len(keys), len(rows), 1.8)
+        panel_inches = (fig.get_figwidth() - 1.9) / len(keys)
         for ax, key in zip(axes, keys):
             seat, _, code = key
             freq = np.nan_to_num(summary.situation_freq[key][rows])
             reach = summary.situation_reach[key][rows]
             image = cmap(freq)
-            image[..., 3] = _opacity(reach)[:, None]
+            image[..., 3] = _opacity(reach, top)[:, None]
             ax.imshow(image, aspect="auto", interpolation="nearest")
             ax.set_xticks(range(hand_size + 1), ["pat" if d == 0 else str(d) for d in range(hand_size + 1)],
                           fontsize=8)
-            ax.set_title(f"{SEAT_NAMES[seat]}\n{situation_name(code, rnd)}\n{_share(reach.sum())} of hands",
-                         fontsize=8)
+            ax.set_title(_wrap(f"{situation_text(seat, rnd, code)}\n{pot_text(summary, key)}\n"
+                               f"{_share(reach.sum())} of hands", fig, 8, panel_inches), fontsize=8)
         locked = [summary.draw_locked[(seat, rnd)] for seat in (0, 1) if (seat, rnd) in summary.draw_locked]
         axes[0].set_yticks(range(len(rows)), _group_labels(summary, rows, np.any(locked, axis=0) if locked else None),
                            fontsize=7)
-        fig.colorbar(plt.cm.ScalarMappable(cmap=cmap), ax=axes, shrink=0.5, label="frequency; faded: rarely there")
-        fig.supxlabel("cards drawn (pat: snows included)", fontsize=8)
-        fig.suptitle(_locked_title(summary, f"{title}: draw {rnd + 1}"), fontsize=10)
+        fig.colorbar(plt.cm.ScalarMappable(cmap=cmap), ax=axes, shrink=0.5,
+                     label="share of the group's hands\n(faded: rarely there)")
+        fig.supxlabel(_wrap("cards drawn (pat: snows included); rows fade with how often the hand gets there, "
+                            "one scale for the chart; " + _pot_note(summary)
+                            + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8), fontsize=8)
+        heading = f"{title}\ndraw {rnd + 1}: the big blind draws first, then the button"
+        fig.suptitle(_wrap(_locked_title(summary, heading), fig, 10), fontsize=10)
         written += save_figure(fig, directory / f"draws_{rnd + 1}")
     return written
 
@@ -154,23 +295,24 @@ def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -
 def plot_betting_situations(summary, directory: Path, title: str) -> list[Path]:
     """Betting by hand group, one file per round and seat (``betting_0_button`` ...), a panel per
     situation (first in, checked to, facing a bet, a raise, ...); the rows of a round are the same
-    for both seats; rows faded by how often the hand gets there."""
+    for both seats; rows faded by how often the hand gets there, on one scale for the chart."""
     bets = len(BET_SITUATIONS)
     rounds = sorted({r for (_, r, code) in summary.situation_freq if code < bets})
     written = []
     for rnd in rounds:
         round_keys = [k for k in summary.situation_freq if k[1] == rnd and k[2] < bets]
         rows = _rows(summary, round_keys)
-        street = "before the draw" if rnd == 0 else f"after draw {rnd}"
         for seat in SEAT_ORDER:
-            keys = sorted(k for k in round_keys if k[0] == seat)
+            keys, left_out = _shown(summary, sorted(k for k in round_keys if k[0] == seat))
             if not keys:
                 continue
-            fig, axes = _figure(len(keys), len(rows), 2.0)
+            top = chart_scale(summary, keys, rows)
+            fig, axes = _figure(len(keys), len(rows), 2.1)
+            panel_inches = (fig.get_figwidth() - 1.9) / len(keys)
             for ax, key in zip(axes, keys):
                 freq = np.nan_to_num(summary.situation_freq[key][rows])
                 reach = summary.situation_reach[key][rows]
-                alpha = _opacity(reach)
+                alpha = _opacity(reach, top)
                 left = np.zeros(len(rows))
                 for a, label in enumerate(BET_LABELS):
                     if freq[:, a].any():
@@ -180,15 +322,20 @@ def plot_betting_situations(summary, directory: Path, title: str) -> list[Path]:
                         left += freq[:, a]
                 ax.set_xlim(0, 1)
                 ax.set_xticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize=7)
-                ax.set_title(f"{situation_name(key[2], rnd)}\nreached in {_share(reach.sum())} of hands", fontsize=8)
+                ax.set_title(_wrap(f"{situation_text(seat, rnd, key[2])}\n{pot_text(summary, key)}\n"
+                                   f"reached in {_share(reach.sum())} of hands", fig, 8, panel_inches), fontsize=8)
             axes[0].set_yticks(range(len(rows)), _group_labels(summary, rows, summary.bet_locked.get((seat, rnd))),
                                fontsize=7)
             axes[0].invert_yaxis()
             handles = {ACTION_NAMES[label]: plt.Rectangle((0, 0), 1, 1, color=ACTION_COLOURS[label])
                        for label in BET_LABELS}
-            fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=5, fontsize=8)
-            fig.suptitle(_locked_title(summary, f"{title}: {SEAT_NAMES[seat]}, betting {street} "
-                                                "(faded: rarely there)"), fontsize=10)
+            fig.legend(handles.values(), handles.keys(), loc="outside right upper", fontsize=8)
+            fig.supxlabel(_wrap("share of the group's hands taking each action; rows fade with how often the hand "
+                                "gets there, one scale for the chart; " + _pot_note(summary)
+                                + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8),
+                          fontsize=8)
+            heading = f"{title}\n{SEAT_NAMES[seat]} betting {street_name(rnd)}"
+            fig.suptitle(_wrap(_locked_title(summary, heading), fig, 10), fontsize=10)
             written += save_figure(fig, directory / f"betting_{rnd}_{SEAT_NAMES[seat].replace(' ', '-')}")
     return written
 
@@ -199,7 +346,7 @@ def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
     keys = sorted(summary.pat_snow_break, key=lambda k: (k[1], SEAT_ORDER.index(k[0])))
     if not keys:
         return []
-    fig, ax = plt.subplots(figsize=(max(7, 1.8 * len(keys)), 4), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(max(7, 1.8 * len(keys)), 4.3), constrained_layout=True)
     width = 0.25
     measures = (("pat", "pat (snows included), % of draws"), ("snow_of_non_badugis", "snow, % of draws without a badugi"),
                 ("break_of_badugis", "break, % of draws with a badugi"))
@@ -209,7 +356,8 @@ def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
         ax.bar_label(bars, fmt="%.1f", fontsize=7)
     ax.set_xticks(range(len(keys)), [f"draw {r + 1}\n{SEAT_NAMES[s]}" for s, r in keys])
     ax.set_ylabel("% (reach-weighted)")
-    ax.set_title(title, fontsize=10)
+    ax.margins(y=0.12)  # room for the bars' labels
+    fig.suptitle(_wrap(title, fig, 10), fontsize=10)
     fig.legend(loc="outside lower center", ncols=3, fontsize=8)
     return save_figure(fig, path)
 
@@ -217,7 +365,7 @@ def plot_pat_snow_break(summary, path: Path, title: str) -> list[Path]:
 def plot_deal_ev(summary, path: Path, title: str) -> list[Path]:
     """Expected value (mbb/hand) by dealt hand group for each seat; a line per card count."""
     groups = summary.group_labels
-    fig, ax = plt.subplots(figsize=(10, 4.2), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(10, 4.6), constrained_layout=True)
     x = np.arange(len(groups))
     counts = [label.rsplit(" ", 1)[0] for label in groups]
     for seat, colour in zip(SEAT_ORDER, ("#1565c0", "#c62828")):
@@ -229,7 +377,83 @@ def plot_deal_ev(summary, path: Path, title: str) -> list[Path]:
     ax.set_xticks(x, groups, rotation=90, fontsize=7)
     ax.set_ylabel("expected value (mbb/hand)")
     ax.set_xlabel("dealt hand (strongest left; a line per card count)")
-    ax.set_title(title)
+    fig.suptitle(_wrap(title, fig, 12))
     ax.grid(True, alpha=0.3)
-    fig.legend(loc="outside right upper", fontsize=8)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=8)
+    return save_figure(fig, path)
+
+
+def plot_summary(summary, hand_size: int, directory: Path, game: str) -> list[Path]:
+    """Every strategy chart of a summary (draws, pat/snow/break, betting, EV by hand) into ``directory``."""
+    directory = Path(directory)
+    written = plot_draw_situations(summary, hand_size, directory, f"{game}: cards drawn by hand")
+    written += plot_pat_snow_break(summary, directory / "pat_snow_break", f"{game}: standing pat, snowing and breaking")
+    written += plot_betting_situations(summary, directory, game)
+    written += plot_deal_ev(summary, directory / "ev_by_hand", f"{game}: expected value by dealt hand")
+    return written
+
+
+def convergence_chart(directories: list, path: Path, game: str, games: dict | None = None) -> list[Path]:
+    """The convergence chart of runs (their ``convergence.csv``, and ``summary.json`` for what was
+    measured and the certificate), overlaid; runs of different games labelled by their game
+    (``games``: directory -> its game, where they differ)."""
+    runs, abstract, certificates = {}, set(), {}
+    games = games or {}
+    distinct = len(set(games.values())) > 1
+    for d in directories:
+        if not (Path(d) / "convergence.csv").is_file():
+            continue
+        label = f"{Path(d).name}: {games[d]}" if distinct else Path(d).name
+        run = run_convergence(d)
+        runs[label] = run.rows
+        if run.abstract:
+            abstract.add(label)
+        if run.certificate is not None:
+            certificates[label] = run.certificate
+    if not runs:
+        return []
+    return plot_convergence(runs, path, f"{game}: convergence" if not distinct else "convergence", abstract,
+                            certificates)
+
+
+def redraw_from_tables(directory: str | Path, config=None) -> list[Path]:
+    """Every chart of a solve directory drawn again from its tables (``situations.csv``,
+    ``pat_snow_break.csv``, ``ev_by_hand.csv``, ``convergence.csv`` where there is one) and
+    ``summary.json`` (or the game ``config``): what ``results/`` keeps, without the strategy (see
+    :func:`solver.tables.reports.summary_from_tables`)."""
+    from .reports import summary_from_tables
+
+    directory = Path(directory)
+    summary = summary_from_tables(directory, config)
+    if config is None:
+        meta = json.loads((directory / "summary.json").read_text())
+        game, hand_size = meta["game"], meta["config"]["hand_size"]
+    else:
+        game, hand_size = config.describe(), config.hand_size
+    for old in list(directory.glob("draws_*.png")) + list(directory.glob("draws_*.svg")) + \
+            list(directory.glob("betting_*.png")) + list(directory.glob("betting_*.svg")):
+        old.unlink()  # a chart for a situation no longer drawn must not stay behind
+    written = plot_summary(summary, hand_size, directory, game)
+    return written + convergence_chart([directory], directory / "convergence", game)
+
+
+def plot_abstraction_curve(rows: list[dict], path: Path) -> list[Path]:
+    """Certified exploitability against memory and against solving time, one point per abstraction
+    (``rows`` as ``scripts/bench/bench_real_game.py curve`` writes them: results/benchmarks/curve.json)."""
+    fig, (by_memory, by_time) = plt.subplots(1, 2, figsize=(10, 4.3), constrained_layout=True)
+    for ax, key, scale, xlabel in ((by_memory, "memory_bytes", 2.0**30, "strategy memory (GiB)"),
+                                   (by_time, "seconds", 60.0, "solving time (minutes, 2 threads)")):
+        xs = [r[key] / scale for r in rows]
+        ys = [r["certified_mbb"] for r in rows]
+        ax.plot(xs, ys, marker="*", markersize=11, linestyle="none", color="#c62828",
+                label="certified: exact in the real game")  # points of different runs: no line between them
+        for x, y, r in zip(xs, ys, rows):
+            ax.annotate("/".join(str(b) for b in r["buckets"]) + f"\n{r['iterations']} its", (x, y),
+                        textcoords="offset points", xytext=(6, 4), fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("certified exploitability (mbb/hand)")
+        ax.margins(x=0.25, y=0.2)  # room for the points' labels
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(_wrap("Triple draw at cap 4: certified exploitability by abstraction size (buckets per round)",
+                       fig, 12))
     return save_figure(fig, path)

@@ -6,7 +6,8 @@ by hand group (as ``badugi show`` prints them), the opponent's range by hand
 group, and each value class's probabilities (16-bit, so any hand typed in
 shows its own policy). Hand groups are drawn as a grid like a hold'em solver's
 range grid: rows by card count, columns by top card, each cell's colours
-split by the actions' frequencies and faded where the group is rarely there.
+split by the actions' frequencies, faded where the group is rarely there and grey where it
+never is; each point names whose turn it is, its street, the pot and the bet to call.
 
 Small games export whole; a big one exports the subtree of ``prefix`` and
 rounds up to ``max_round``, and a selection over ``max_bytes`` is refused with
@@ -26,7 +27,8 @@ import numpy as np
 
 from abstractions.cards import RANK_CHARS, SUIT_CHARS, rank_name
 
-from ..game.tree import DRAW, FOLD, SEAT_NAMES, SHOWDOWN, action_name
+from ..game.rounds import RoundTemplates, locate, stakes
+from ..game.tree import DRAW, FOLD, SEAT_NAMES, SHOWDOWN, action_name, street_name
 from .reports import class_groups, group_figures
 from .strategy import Strategy
 
@@ -200,6 +202,7 @@ def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int 
     group_count = [int(counts[group_of == g][0]) for g in range(n_groups)]
     group_top = [int(tops[group_of == g][0]) for g in range(n_groups)]
     legal = strategy.layout.class_legal
+    templates = RoundTemplates.of(strategy.config)
     out_nodes = {}
     for key, batch, i, probs, locked in selection.figures():
         point = selection.points[key]
@@ -212,11 +215,15 @@ def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int 
                   for mass, freq, ev in group_figures(group_of, n_groups, reach, probs, value)]
         opp_mass = np.bincount(group_of, weights=opponent, minlength=n_groups)
         opp_total = opp_mass.sum()
+        at = locate(templates, point.history)
+        pot, to_call = stakes(templates, at)
         quantised = np.round(np.nan_to_num(probs) * 65535).astype("<u2")
         if is_draw:
             quantised = quantised * legal.T[:probs.shape[0]].astype("<u2")
         out_nodes[key] = {
             "history": point.history, "seat": seat, "draw": bool(is_draw),
+            "street": f"draw {at.round + 1}" if is_draw else street_name(at.round),
+            "pot": round(pot / strategy.config.big_blind, 4), "to_call": round(to_call / strategy.config.big_blind, 4),
             "labels": point.labels,
             "names": [action_name(label, point.kind) for label in point.labels],
             "children": [list(c) for c in point.children],
@@ -274,22 +281,24 @@ h1{font-size:18px;margin:0 0 4px} .sub{color:#666;margin-bottom:12px}
 table.grid{border-collapse:collapse} table.grid td{width:38px;height:30px;border:1px solid #fff;padding:0;position:relative}
 table.grid th{font-weight:normal;color:#555;padding:0 4px;font-size:12px}
 .cell{display:flex;height:100%;width:100%} .cell span{display:block;height:100%}
+.cell.never{background:repeating-linear-gradient(45deg,#e4e4e4 0 4px,#f4f4f4 4px 8px)}
 .cell-label{position:absolute;left:2px;top:1px;font-size:10px;color:#000;text-shadow:0 0 2px #fff}
 table.stats{border-collapse:collapse;font-size:12px} table.stats td,table.stats th{padding:2px 6px;text-align:right;border-bottom:1px solid #eee}
 table.stats td:first-child,table.stats th:first-child{text-align:left}
 .legend span{display:inline-block;margin-right:10px} .legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
-#hand-result{margin-top:6px}
+#hand-result{margin-top:6px} #stakes{font-weight:bold;margin-bottom:2px}
 </style></head><body>
 <h1>Badugi strategy explorer</h1>
 <div class="sub" id="sub"></div>
 <div id="path"></div>
 <h2 id="title" style="font-size:16px"></h2>
+<div id="stakes"></div>
 <div id="reached"></div>
 <div class="actions" id="actions"></div>
 <div class="legend" id="legend"></div>
 <div class="panel">
- <div><div><b>Deciding player, by hand group</b> (colour: action mix; faded: rarely here)</div><table class="grid" id="grid"></table></div>
- <div><div><b>Opponent's range here</b> (share of his hands)</div><table class="grid" id="opp"></table></div>
+ <div><div><b id="deciding">Deciding player, by hand group</b> (colour: action mix; faded: rarely here; grey: never here)</div><table class="grid" id="grid"></table></div>
+ <div><div><b id="opp-title">Opponent's range here</b> <span id="opp-note"></span></div><table class="grid" id="opp"></table></div>
 </div>
 <div style="margin-top:12px"><label>Hand: <input id="hand" size="12" placeholder="e.g. 7h5d4d3s"></label>
  <button id="lookup">show its policy</button><div id="hand-result"></div></div>
@@ -301,6 +310,8 @@ const COLOURS = {f:"#9e9e9e",k:"#4c9be8",c:"#2e7d32",b:"#f0a030",r:"#c62828",
   "0":"#6a1b9a","1":"#1e88e5","2":"#43a047","3":"#fb8c00","4":"#e53935"};
 let current = DATA.root, trail = [];
 function pct(x, d){ return (100 * x).toFixed(d) + "%"; }
+function num(x){ return (+x.toFixed(2)).toString(); }
+const MIN_REACH = 1e-6;  // as the charts: a group here less often than this is never here
 function decode(b64){ const bin = atob(b64); const out = new Uint16Array(bin.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = bin.charCodeAt(2*i) | (bin.charCodeAt(2*i+1) << 8); return out; }
 function cardsOf(text){
@@ -336,9 +347,15 @@ function grid(table, values, colourOf, labelOf, titleOf){
   table.innerHTML = html; }
 function show(id){
   current = id; const node = DATA.nodes[id];
-  document.getElementById("title").textContent = DATA.seats[node.seat] + "'s " + (node.draw ? "draw" : "betting") +
-    " decision at '" + node.history + "'";
+  const other = DATA.seats[1 - node.seat];
+  document.getElementById("title").textContent = DATA.seats[node.seat] + " to " + (node.draw ? "draw" : "act") +
+    ", " + node.street + " (history '" + node.history + "')";
+  document.getElementById("stakes").textContent = "pot " + num(node.pot) + " bb" +
+    (node.draw ? "" : node.to_call > 0 ? "; " + num(node.to_call) + " bb to call" : "; nothing to call");
   document.getElementById("reached").textContent = "reached in " + pct(node.reached, 3) + " of hands";
+  document.getElementById("deciding").textContent = DATA.seats[node.seat] + ", by hand group";
+  document.getElementById("opp-title").textContent = "The " + other + "'s range here";
+  document.getElementById("opp-note").textContent = "(share of the " + other + "'s hands)";
   let path = "<a data-step='root'>start</a> "; trail.forEach((t, i) => path += "<a data-step='" + i + "'>" + DATA.nodes[t].history + "</a> ");
   document.getElementById("path").innerHTML = "history: <code id='history'>" + node.history + "</code> &nbsp; " + path;
   document.querySelectorAll("#path a").forEach(a => a.onclick = () => {
@@ -352,13 +369,15 @@ function show(id){
   document.getElementById("legend").innerHTML = node.labels.map((l, a) => "<span><i style='background:" + COLOURS[l] + "'></i>" + node.names[a] + "</span>").join("");
   const maxReach = Math.max(...node.groups.map(g => g[0]), 1e-300);
   grid(document.getElementById("grid"), null, g => {
-      const [m, f] = node.groups[g]; const o = m > 0 ? Math.max(0.12, Math.sqrt(m / maxReach)) : 0.05;
+      const [m, f] = node.groups[g];
+      if (m < MIN_REACH) return "<div class='cell never'></div>";  // never here: no action mix to show
+      const o = Math.max(0.12, Math.sqrt(m / maxReach));
       return "<div class='cell' style='opacity:" + o + "'>" + f.map((x, a) => "<span style='width:" + (100 * x) + "%;background:" + COLOURS[node.labels[a]] + "'></span>").join("") + "</div>"; },
     g => "<span class='cell-label'>" + (node.locked && node.locked[g] ? "L" : "") + "</span>",
-    g => DATA.group_labels[g] + ": reach " + pct(node.groups[g][0], 3) + "; " + node.names.map((n, a) => n + " " + pct(node.groups[g][1][a], 1)).join(", "));
+    g => DATA.group_labels[g] + (node.groups[g][0] < MIN_REACH ? ": never here" : ": reach " + pct(node.groups[g][0], 3) + "; " + node.names.map((n, a) => n + " " + pct(node.groups[g][1][a], 1)).join(", ")));
   const maxOpp = Math.max(...node.opponent, 1e-300);
   grid(document.getElementById("opp"), null, g => "<div class='cell' style='background:#5c6bc0;opacity:" + Math.max(0.04, node.opponent[g] / maxOpp) + "'></div>",
-    g => "", g => DATA.group_labels[g] + ": " + pct(node.opponent[g], 2) + " of his hands");
+    g => "", g => DATA.group_labels[g] + ": " + pct(node.opponent[g], 2) + " of the " + other + "'s hands");
   let rows = "<tr><th>hand</th><th>reach %</th>" + node.names.map(n => "<th>" + n + "</th>").join("") + "<th>EV mbb</th>" + (node.locked ? "<th>locked</th>" : "") + "</tr>";
   node.groups.forEach(([m, f, ev], g) => { if (m < 1e-6) return;
     rows += "<tr data-group='" + DATA.group_labels[g] + "'><td>" + DATA.group_labels[g] + "</td><td>" + (100 * m).toFixed(3) + "</td>" +

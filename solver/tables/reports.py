@@ -9,19 +9,29 @@ and divided by the reach of the group. The same numbers can be recomputed from
 
 from __future__ import annotations
 
+import csv
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from abstractions.cards import rank_name
+from abstractions.evaluator import get_evaluator
 
-from ..game.tree import BET_SITUATIONS, DRAW, N_SITUATIONS, SEAT_NAMES, situation_name
+from ..game.config import GameConfig
+from ..game.tree import (BET_SITUATIONS, DRAW, N_SITUATIONS, SEAT_NAMES, situation_name,
+                         situation_pots)
 from .strategy import BET_COLUMNS, Strategy
 
 
 def class_groups(strategy: Strategy) -> tuple[np.ndarray, list[str]]:
     """Group index of every value class (by card count, then top card) and the group labels."""
-    ev = strategy.evaluator
+    return hand_groups(strategy.evaluator, strategy.config.hand_size)
+
+
+def hand_groups(ev, hand: int) -> tuple[np.ndarray, list[str]]:
+    """:func:`class_groups` of an evaluator's value classes, hands of ``hand`` cards."""
     keys, group_of = [], np.empty(ev.n_values, dtype=np.int64)
     for v in range(ev.n_values):
         count = int(ev.value_card_count[v])
@@ -30,7 +40,6 @@ def class_groups(strategy: Strategy) -> tuple[np.ndarray, list[str]]:
         if not keys or keys[-1] != key:  # value classes are sorted, so groups are contiguous
             keys.append(key)
         group_of[v] = len(keys) - 1
-    hand = strategy.config.hand_size
     labels = [f"badugi {rank_name(top)}" if count == hand == 4 else f"{count}-card {rank_name(top)}"
               for count, top in keys]
     return group_of, labels
@@ -55,6 +64,21 @@ class Summary:
     # (seat, round) -> (groups,) bool: groups with a decision fixed by a lock (locked solves)
     draw_locked: dict = field(default_factory=dict)
     bet_locked: dict = field(default_factory=dict)
+    # (seat, round, code) -> (groups,) the pot (big blinds) at the situation's decisions, averaged
+    # over its histories weighted by how often each hand gets there; empty where unknown (a game
+    # whose tree is never built, tables written before it was kept)
+    situation_pot: dict = field(default_factory=dict)
+    # (seat, round, code) -> SituationPot: the pot's range over every history and the bet to call
+    pots: dict = field(default_factory=dict)
+
+    def average_pot(self, key) -> float | None:
+        """The situation's pot (big blinds) averaged over its histories, weighted by reach; None
+        where unknown."""
+        if key not in self.situation_pot:
+            return None
+        reach = self.situation_reach[key]
+        known = reach > 0
+        return float((self.situation_pot[key][known] * reach[known]).sum() / reach[known].sum())
 
 
 def summarise(strategy: Strategy) -> Summary:
@@ -69,6 +93,7 @@ def summarise(strategy: Strategy) -> Summary:
     tree = strategy.tree
     columns = 1 + max(len(BET_COLUMNS), strategy.config.hand_size + 1)
     mass = np.zeros((2, strategy.config.rounds, N_SITUATIONS, columns, strategy.n_states))
+    pot_mass = np.zeros((2, strategy.config.rounds, N_SITUATIONS, strategy.n_states))  # reach times pot
     root_value = np.zeros((2, strategy.n_states))
     situation = tree.situation
     for batch in strategy.stats():
@@ -83,9 +108,10 @@ def summarise(strategy: Strategy) -> Summary:
             probs = strategy.strategy_at(node)
             at = mass[seat, rnd, situation[node]]
             at[0] += reach
+            pot_mass[seat, rnd, situation[node]] += reach * (tree.contrib[node].sum() / strategy.config.big_blind)
             for a, label in enumerate(strategy.labels(node)):
                 at[1 + (int(label) if tree.kind[node] == DRAW else BET_COLUMNS.index(label))] += reach * probs[a]
-    out = _from_masses(strategy, mass)
+    out = _from_masses(strategy, mass, pot_mass)
     group_of = class_groups(strategy)[0]
     _deal_ev(out, group_of, strategy.walker.model.deal_prob, root_value)
     if strategy.locks is not None:
@@ -100,14 +126,15 @@ def summarise(strategy: Strategy) -> Summary:
     return out
 
 
-def _from_masses(strategy: Strategy, mass: np.ndarray) -> Summary:
+def _from_masses(strategy: Strategy, mass: np.ndarray, pot_mass: np.ndarray | None = None) -> Summary:
     """A summary from per-class masses (seat, round, situation, column, class): column 0 the
     reach of the seat to act holding the class, column 1 + a that times the probability of
-    action a (f k c b r at bets, cards drawn at draws)."""
+    action a (f k c b r at bets, cards drawn at draws); ``pot_mass`` (seat, round, situation,
+    class) the reach times the pot, where known."""
     group_of, labels = class_groups(strategy)
     n_groups, hand = len(labels), strategy.config.hand_size
     badugi = strategy.evaluator.value_card_count == hand
-    out = Summary(labels)
+    out = Summary(labels, pots=situation_pots(strategy.config))
     bets = len(BET_SITUATIONS)
 
     def by_group(per_class):  # (columns, classes) -> (groups, columns)
@@ -121,6 +148,9 @@ def _from_masses(strategy: Strategy, mass: np.ndarray) -> Summary:
                     grouped = by_group(m)
                     out.situation_reach[(seat, rnd, code)] = grouped[:, 0]
                     out.situation_freq[(seat, rnd, code)] = _divide(grouped[:, 1:], grouped[:, :1])
+                    if pot_mass is not None:
+                        pot = np.bincount(group_of, weights=pot_mass[seat, rnd, code], minlength=n_groups)
+                        out.situation_pot[(seat, rnd, code)] = _divide(pot, grouped[:, 0])
             bet = mass[seat, rnd, :bets].sum(axis=0)
             draw = mass[seat, rnd, bets:].sum(axis=0)
             if bet[0].sum() > 0:
@@ -208,4 +238,80 @@ def situation_csv_rows(summary: Summary, hand_size: int):
                    "situation": situation_name(code, rnd), "hand": label, "reach": float(f"{reach[g]:.6g}")}
             for column in BET_COLUMNS + [f"draw_{d}" for d in range(hand_size + 1)]:
                 row[column] = round(float(freq[g, names.index(column)]), 4) if column in names else None
+            if summary.situation_pot:
+                row["pot"] = round(float(summary.situation_pot[(seat, rnd, code)][g]), 4)
+            if summary.draw_locked or summary.bet_locked:
+                locked = (summary.bet_locked if code < bets else summary.draw_locked).get((seat, rnd))
+                row["locked"] = int(locked is not None and bool(locked[g]))
             yield row
+
+
+def deal_ev_rows(summary: Summary):
+    """Each dealt hand group's probability and each seat's EV (mbb/hand) given it: the EV chart's table."""
+    for g, label in enumerate(summary.group_labels):
+        yield {"hand": label, "deal_prob": float(f"{summary.deal_prob[g]:.6g}"),
+               **{f"ev_{SEAT_NAMES[s].replace(' ', '_')}_mbb": round(float(summary.deal_ev[s][g]), 3) for s in (0, 1)}}
+
+
+TABLES = ("situations.csv", "pat_snow_break.csv", "ev_by_hand.csv")  # what summary_from_tables reads
+
+
+def summary_from_tables(directory: str | Path, config: GameConfig | None = None) -> Summary:
+    """The summary the charts need, read back from a solve's tables (``situations.csv``,
+    ``pat_snow_break.csv``, ``ev_by_hand.csv``) and ``summary.json`` (the game): charts are
+    redrawn from committed tables without the strategy. Frequencies come back as the tables
+    round them (4 decimals, reach to 6 digits); the average pot only where the table has a
+    ``pot`` column, the locked groups only where it has ``locked``. The game is ``config``, else
+    the one ``summary.json`` names. ValueError names a missing file."""
+    directory = Path(directory)
+    for name in (() if config else ("summary.json",)) + TABLES:
+        if not (directory / name).is_file():
+            raise ValueError(f"{directory / name}: not found (charts from tables need {', '.join(TABLES)} "
+                             "and summary.json)")
+    if config is None:
+        config = GameConfig.from_dict(json.loads((directory / "summary.json").read_text())["config"],
+                                      str(directory / "summary.json"))
+    hand = config.hand_size
+    _, labels = hand_groups(get_evaluator(config.ranks, config.suits, hand), hand)
+    index = {label: g for g, label in enumerate(labels)}
+    n_groups, bets = len(labels), len(BET_SITUATIONS)
+    out = Summary(labels, pots=situation_pots(config))
+    seats = {name: seat for seat, name in SEAT_NAMES.items()}
+    codes = {}
+    for rnd in range(config.rounds):
+        codes.update({(rnd, situation_name(code, rnd)): code for code in range(N_SITUATIONS)})
+    draw_columns = [f"draw_{d}" for d in range(hand + 1)]
+    for row in _read(directory / "situations.csv"):
+        rnd = int(row["round"])
+        key = (seats[row["seat"]], rnd, codes[(rnd, row["situation"])])
+        columns = BET_COLUMNS if key[2] < bets else draw_columns
+        if key not in out.situation_reach:
+            out.situation_reach[key] = np.zeros(n_groups)
+            out.situation_freq[key] = np.full((n_groups, len(columns)), np.nan)
+            if "pot" in row:
+                out.situation_pot[key] = np.full(n_groups, np.nan)
+        g = index[row["hand"]]
+        out.situation_reach[key][g] = float(row["reach"])
+        out.situation_freq[key][g] = [float(row[c]) for c in columns]
+        if "pot" in row:
+            out.situation_pot[key][g] = float(row["pot"])
+        if row.get("locked") == "1":
+            table = out.bet_locked if key[2] < bets else out.draw_locked
+            table.setdefault(key[:2], np.zeros(n_groups, bool))[g] = True
+    for row in _read(directory / "pat_snow_break.csv"):
+        out.pat_snow_break[(seats[row["seat"]], int(row["draw"]) - 1)] = {
+            k: float(v) for k, v in row.items() if k not in ("seat", "draw")}
+    deal = _read(directory / "ev_by_hand.csv")
+    out.deal_prob = np.zeros(n_groups)
+    out.deal_ev = {s: np.full(n_groups, np.nan) for s in (0, 1)}
+    for row in deal:
+        g = index[row["hand"]]
+        out.deal_prob[g] = float(row["deal_prob"]) if row.get("deal_prob") else np.nan
+        for s in (0, 1):
+            out.deal_ev[s][g] = float(row[f"ev_{SEAT_NAMES[s].replace(' ', '_')}_mbb"])
+    return out
+
+
+def _read(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
