@@ -135,3 +135,14 @@ def test_algorithms_are_described_once():
 @pytest.mark.parametrize("claim", ["solved with `dcfr`", "15.1 GiB", "export never overwrites"])
 def test_stale_claims_are_gone(claim):
     assert claim not in README
+
+
+def test_the_worked_opponent_examples_quote_results_opponents():
+    """Every figure of the README's worked examples is one results/opponents/README.md shows."""
+    block = README[README.index("Worked examples, single draw"):README.index("## Scale")]
+    study = (RESULTS / "opponents" / "README.md").read_text()
+    figures = re.findall(r"[+]?\d[\d,]*\.\d+(?: ± \d+\.\d+)?|\b\d,\d{3}\b|\b\d{3}\b(?= and)", block)
+    assert len(figures) >= 15
+    for figure in figures:
+        bare = figure.rstrip("%")
+        assert bare in study or bare.replace(",", "") in study, figure
