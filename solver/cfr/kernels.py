@@ -51,7 +51,8 @@ Parallelism: the tree is cut into independent subtrees (the engine picks the
 cut nodes: the first draws when there are enough of them per thread, else the
 start of the second betting round). A ``COLLECT`` walk of the trunk stores the
 reach vectors that arrive at each cut node and computes no values, the
-subtrees below the cuts are walked in parallel (``prange``), and a ``TRUNK``
+subtrees below the cuts are walked in parallel (threads, each walking a chunk
+of cuts with :func:`traverse_roots`; a streamed game's kernels use ``prange``), and a ``TRUNK``
 walk uses the values they returned. Each subtree writes only its own storage,
 so results do not depend on thread scheduling or on where the cuts are.
 
@@ -450,7 +451,9 @@ def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, 
             summary[acting, rnd, situation, c, s] += own[s] * other_total * strat[a, s]
 
 
-@njit(cache=True, fastmath=True)
+# Inlined into :func:`traverse_roots` (compiled once, there), not compiled on its own and then
+# compiled again inside each kernel that calls it: a first run waits for every compilation.
+@njit(cache=True, fastmath=True, inline="always")
 def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, discount, tree, layout, draws,
              play, regret, strat_sum, cuts, work, out_value, record):
     """Walk the subtree under ``root``; write the traverser's value vector to ``out_value``.
@@ -504,7 +507,8 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
         reach[0, 0, s] = reach_button[s]
         reach[0, 1, s] = reach_bb[s]
     if track_chance:
-        chance_at[0, :] = chance
+        for s in range(n_states):
+            chance_at[0, s] = chance[s]
         chance_level[0] = 0
     if prune:
         live = 0.0
@@ -513,7 +517,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
         if live == 0.0:
             out_value[:] = 0.0
             return 0
-    depth = 0
+    depth = np.int64(0)  # not the constant: calls typed with a literal 0 compile their callees twice
     stack_node[0] = root
     stack_next[0] = 0
 
@@ -540,8 +544,9 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
             for s in range(n_states):
                 reach[depth + 1, waiting, s] = reach[depth, waiting, s]
             if rec_index[node] >= 0:
-                rec_reach[rec_index[node], 0, :] = reach[depth, 0, :]
-                rec_reach[rec_index[node], 1, :] = reach[depth, 1, :]
+                for s in range(n_states):
+                    rec_reach[rec_index[node], 0, s] = reach[depth, 0, s]
+                    rec_reach[rec_index[node], 1, s] = reach[depth, 1, s]
             if summarise and mode != TRUNK:
                 _summarise_node(record.summary, record.column, acting, rnd, record.situation[node], first_child[node],
                                 n_act, reach[depth, acting], reach[depth, waiting], strat[depth])
@@ -592,14 +597,17 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
             elif mode != FULL and cut_index[child] >= 0:
                 c = cut_index[child]
                 if mode == COLLECT:
-                    cut_reach[c, 0, :] = reach[depth + 1, 0, :]
-                    cut_reach[c, 1, :] = reach[depth + 1, 1, :]
+                    for s in range(n_states):
+                        cut_reach[c, 0, s] = reach[depth + 1, 0, s]
+                        cut_reach[c, 1, s] = reach[depth + 1, 1, s]
                     if track_chance:
-                        cut_reach[c, 2, :] = chance_at[chance_level[depth + 1]]
+                        for s in range(n_states):
+                            cut_reach[c, 2, s] = chance_at[chance_level[depth + 1], s]
                 elif is_draw and acting == traverser:
                     _draw_value(cut_value[c], k, rnd, draws, agg, child_val[depth, k])
                 else:
-                    child_val[depth, k, :] = cut_value[c, :]
+                    for s in range(n_states):
+                        child_val[depth, k, s] = cut_value[c, s]
             else:
                 depth += 1
                 stack_node[depth] = child
@@ -691,11 +699,13 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
                     _add_sums(strat_sum, rows_at, n_act, width, shared_rows, layout.row_of, rnd,
                               reach[depth, opponent], strat[depth], discount, bucket_sums)
             if rec_index[node] >= 0:
-                rec_value[rec_index[node], traverser, :] = child_val[vd, vk]
+                for s in range(n_states):
+                    rec_value[rec_index[node], traverser, s] = child_val[vd, vk, s]
             # Hand the value on (through the draw table at the traverser's draws).
             depth -= 1
             if depth < 0:
-                out_value[:] = child_val[0, own_slot]
+                for s in range(n_states):
+                    out_value[s] = child_val[0, own_slot, s]
             elif parent_draws:
                 slot = stack_next[depth] - 1
                 _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,
@@ -703,31 +713,20 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     return 0
 
 
-@njit(cache=True, parallel=True)
-def traverse_cuts(traverser, policy, discount, tree, layout, draws, play, regret, strat_sum, cuts, n_threads,
-                  record):
-    """Walk the subtree below every cut of ``cuts`` from the reach in ``cuts.reach``, its value
-    into ``cuts.value``: ``n_threads`` contiguous chunks of cuts (the split does not change any
-    result: each subtree's arithmetic is the same in any chunk, or in any process, so a Ray actor
-    walking some of the cuts computes the same bits)."""
-    n_states = cuts.reach.shape[2]
-    max_width = layout.row_width.max()
-    n_cuts = len(cuts.nodes)
-    n_sets = len(draws.set_size)
-    if n_threads <= 1 or record.summary.shape[0] > 0:  # one summary: one thread
-        work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
-        for c in range(n_cuts):
-            traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
-                     discount, tree, layout, draws, play, regret, strat_sum, cuts, work, cuts.value[c], record)
-    else:
-        # Contiguous chunks of subtrees, one buffer set per chunk.
-        n_chunks = min(n_cuts, n_threads)
-        for chunk in prange(n_chunks):
-            chunk_work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
-            for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
-                traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy,
-                         FULL, discount, tree, layout, draws, play, regret, strat_sum, cuts, chunk_work,
-                         cuts.value[c], record)
+@njit(cache=True, fastmath=True, nogil=True)
+def traverse_roots(roots, reach, value, traverser, policy, mode, discount, tree, layout, draws, play, regret,
+                   strat_sum, cuts, work, record):
+    """:func:`traverse` below each of ``roots`` in turn: from ``reach[i]`` (the button's, the big
+    blind's and the traverser's chance-only reach), its value into ``value[i]``.
+
+    The one kernel of a built tree's walks (the trunk's, from ``roots = [0]``, and each thread's
+    chunk of cut subtrees, ``solver.cfr.walker.walk_cuts``): one compilation serves every
+    policy and mode. Without the GIL, so that threads walk chunks of subtrees at once (each
+    subtree writes only its own storage, so the split does not change any result).
+    """
+    for i in range(len(roots)):
+        traverse(roots[i], reach[i, 0], reach[i, 1], reach[i, 2], traverser, policy, mode, discount, tree, layout,
+                 draws, play, regret, strat_sum, cuts, work, value[i], record)
 
 
 @njit(cache=True)
@@ -737,31 +736,6 @@ def root_total(deal_prob, root_value):
     for s in range(deal_prob.shape[0]):
         total += deal_prob[s] * root_value[s]
     return total
-
-
-@njit(cache=True, parallel=True)
-def traverse_all(traverser, policy, discount, deal_prob, tree, layout, draws, play, regret, strat_sum, cuts,
-                 n_threads, record):
-    """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
-
-    The trunk above ``cuts.nodes`` is walked twice (collecting the reach that
-    arrives at each cut, then using the cuts' values); the subtrees below are
-    walked by :func:`traverse_cuts`.
-    """
-    n_states = deal_prob.shape[0]
-    max_width = layout.row_width.max()
-    root_value = np.zeros(n_states)
-    n_cuts = len(cuts.nodes)
-    work = make_work(tree.max_depth, tree.n_actions_max, n_states, len(draws.set_size), max_width)
-    first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, discount, tree, layout, draws,
-             play, regret, strat_sum, cuts, work, root_value, record)
-    if n_cuts > 0:
-        traverse_cuts(traverser, policy, discount, tree, layout, draws, play, regret, strat_sum, cuts, n_threads,
-                      record)
-        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, discount, tree, layout, draws,
-                 play, regret, strat_sum, cuts, work, root_value, record)
-    return root_total(deal_prob, root_value)
 
 
 @njit(cache=True)
@@ -993,7 +967,7 @@ def sampled_walk(traverser, weight, sampling, rng, deal_prob, tree, n_trunk, pha
     chance_level[0] = 0
     cur_pot = 0.0
     cur_record = -1
-    depth = 0
+    depth = np.int64(0)  # not the constant: calls typed with a literal 0 compile their callees twice
     stack_node[0] = 0
     stack_next[0] = 0
     while depth >= 0:
