@@ -35,7 +35,7 @@ examples:
 """
 
 
-COMPILE_SECONDS = 15       # cold compile of the solver's kernels on this project's 2-core machine
+COMPILE_SECONDS = 10       # cold compile of the solver's kernels on this project's 2-core machine
 DEFAULT_TARGET_MBB = 0.1
 DEFAULT_TIME_LIMIT = 3600.0
 SOLVE_EXAMPLES = f"""\
@@ -234,7 +234,7 @@ def kernels_cached() -> bool:
     from .cfr import kernels
 
     try:
-        return bool(kernels.traverse_roots._cache._cache_file._load_index())
+        return bool(kernels.traverse._cache._cache_file._load_index())
     except Exception:  # an internal of Numba's; if it moves, say nothing rather than fail
         return True
 

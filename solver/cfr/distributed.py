@@ -40,7 +40,7 @@ from . import kernels
 from .engine import DEFAULT_ALGORITHM, Engine
 from .files import SHARD_DIR
 from .kernels import Cuts
-from .walker import NO_STORAGE, TRUNK_ROOT, Exploitability, Walker, read_only, walk_cuts
+from .walker import NO_STORAGE, Exploitability, Walker, read_only, walk_cuts
 
 
 class RayError(ValueError):
@@ -371,7 +371,7 @@ class RayEngine(Engine):
         regret, strat_sum = (self._regret, self._strat_sum) if update else (NO_STORAGE, NO_STORAGE)
         groups = (discount, w.tree_arrays, self._trunk_layout, w.draws, play, regret, strat_sum, cuts, w.works[0],
                   w.no_record)
-        kernels.traverse_roots(TRUNK_ROOT, w.trunk_reach, root_value, traverser, policy, kernels.COLLECT, *groups)
+        kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.COLLECT, *groups)
         futures = [actor.walk.remote(traverser, policy, tuple(discount), cuts.reach[block])
                    for actor, block in zip(self.actors, self.blocks)]
         try:
@@ -381,7 +381,7 @@ class RayEngine(Engine):
                             f"({type(error).__name__})") from None
         for block, values in zip(self.blocks, results):
             cuts.value[block] = values
-        kernels.traverse_roots(TRUNK_ROOT, w.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups)
+        kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups)
         return kernels.root_total(deal, root_value[0])
 
     def _update_walk(self, seat: int, policy: int, discount) -> None:

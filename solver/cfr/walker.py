@@ -36,7 +36,6 @@ PARALLEL_MIN_ENTRIES = 200_000
 CUTS_PER_THREAD = 8  # cut walks at the first draws only with this many subtrees per thread
 NO_DISCOUNT = kernels.NO_UPDATE
 NO_STORAGE = np.zeros(0, dtype=np.float32)
-TRUNK_ROOT = np.zeros(1, dtype=np.int64)  # the roots of a walk of the trunk: the tree's root
 
 
 def read_only(storage: np.ndarray) -> np.ndarray:
@@ -80,8 +79,8 @@ def walk_cuts(traverser: int, policy: int, groups: tuple, cuts: Cuts, works: Wor
 
     def walk(chunk: int) -> None:
         lo, hi = bounds[chunk], bounds[chunk + 1]
-        kernels.traverse_roots(cuts.nodes[lo:hi], cuts.reach[lo:hi], cuts.value[lo:hi], traverser, policy,
-                               kernels.FULL, *groups, cuts, works[chunk], record)
+        kernels.traverse(cuts.nodes[lo:hi], cuts.reach[lo:hi], cuts.value[lo:hi], traverser, policy, kernels.FULL,
+                         *groups, cuts, works[chunk], record)
 
     if n_chunks == 1:
         walk(0)
@@ -237,8 +236,8 @@ class Walker:
                 break
         self.walk_cuts = self.cuts(walk_cut)
         self.no_record = self.record([])
-        deal = model.deal_prob
-        self.trunk_reach = np.stack([deal, deal, deal])[None]  # both seats' and the chance-only reach at the root
+        # A walk from the root: its roots and reach (the kernel's code run as Python: nothing to compile).
+        self.trunk_roots, self.trunk_reach, _ = kernels.trunk_root.py_func(model.deal_prob)
         self.works = WorkSets(self.tree_arrays, self.n_states, len(self.draws.set_size), int(layout.row_width.max()))
 
     def cuts(self, is_cut: np.ndarray) -> Cuts:
@@ -275,12 +274,12 @@ class Walker:
         groups = (discount, self.tree_arrays, self.layout_arrays, self.draws, read_only(play), regret, strat_sum)
         root_value = np.zeros((1, self.n_states))
         first = kernels.COLLECT if len(cuts.nodes) else kernels.FULL
-        kernels.traverse_roots(TRUNK_ROOT, self.trunk_reach, root_value, traverser, policy, first, *groups, cuts,
-                               self.works[0], record)
+        kernels.traverse(self.trunk_roots, self.trunk_reach, root_value, traverser, policy, first, *groups, cuts,
+                         self.works[0], record)
         if len(cuts.nodes):
             walk_cuts(traverser, policy, groups, cuts, self.works, record, self.threads())
-            kernels.traverse_roots(TRUNK_ROOT, self.trunk_reach, root_value, traverser, policy, kernels.TRUNK,
-                                   *groups, cuts, self.works[0], record)
+            kernels.traverse(self.trunk_roots, self.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups,
+                             cuts, self.works[0], record)
         return kernels.root_total(deal, root_value[0])
 
     def walk_subtree(self, root: int, reach_button: np.ndarray, reach_bb: np.ndarray, traverser: int, play: np.ndarray,
@@ -289,9 +288,9 @@ class Walker:
         ``COLLECT`` (from the root) only fills the cuts' reach."""
         # The chance-only reach is used by updates only.
         reach = np.stack([reach_button, reach_bb, reach_button])[None]
-        kernels.traverse_roots(np.array([root], np.int64), reach, out_value[None], traverser, kernels.EVALUATE, mode,
-                               NO_DISCOUNT, self.tree_arrays, self.layout_arrays, self.draws, read_only(play),
-                               NO_STORAGE, NO_STORAGE, self.table_cuts, self.works[0], record)
+        kernels.traverse(np.array([root], np.int64), reach, out_value[None], traverser, kernels.EVALUATE, mode,
+                         NO_DISCOUNT, self.tree_arrays, self.layout_arrays, self.draws, read_only(play), NO_STORAGE,
+                         NO_STORAGE, self.table_cuts, self.works[0], record)
 
     def evaluate(self, play: np.ndarray, record: Record | None = None) -> float:
         """The button's value (BB/hand) when both seats play the strategy in ``play``."""
