@@ -59,7 +59,7 @@ def test_a_cold_solve_compiles_one_walk_kernel_and_says_so_on_one_line(tmp_path)
     # Every walk before the first progress line (update, best response, evaluate) runs one kernel,
     # compiled once: no per-policy copies, no kernel calling another that compiles it again.
     assert compiled.count("traverse") == 1, compiled
-    assert not {"traverse_roots", "traverse_all", "traverse_cuts", "make_work", "trunk_root"} & set(compiled), compiled
+    assert not {"traverse_roots", "traverse_all", "traverse_cuts", "trunk_root"} & set(compiled), compiled
     # Each line once; the compilation before iteration 1 is one line, ended before the next.
     assert len(lines) == len(set(lines)), proc.stdout
     first_iteration = next(i for i, line in enumerate(lines) if line.startswith("iter      1 "))
