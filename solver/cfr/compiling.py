@@ -21,6 +21,7 @@ calls compile inside it and count in its time.
 
 from __future__ import annotations
 
+import shutil
 import time
 from contextlib import contextmanager
 
@@ -46,8 +47,11 @@ class CompileReport(event.Listener):
         self._line_seconds = 0.0
         self._start = 0.0
 
-    def _status(self, text: str) -> None:
-        self.out.write(f"{CLEAR_LINE}{self.opening} ... {text}")
+    def _status(self, text: str, end: str = "") -> None:
+        line = f"{self.opening} ... {text}"
+        if not end:  # a line rewritten in place must not wrap: the rewrite clears only the last row
+            line = line[:max(shutil.get_terminal_size().columns - 1, 20)]
+        self.out.write(f"{CLEAR_LINE}{line}{end}")
         self.out.flush()
 
     def on_start(self, ev) -> None:
@@ -80,7 +84,7 @@ class CompileReport(event.Listener):
         n = self._line_count
         text = f"compiled {n} kernel{'' if n == 1 else 's'} in {self._line_seconds:.1f} s"
         if self.tty:
-            self._status(text + "\n")
+            self._status(text, "\n")
         else:
             self.out.write(f" {text}\n")
             self.out.flush()
