@@ -37,7 +37,7 @@ examples:
 """
 
 
-COMPILE_SECONDS = 30       # cold compile of the solver's kernels on this project's 2-core machine
+COMPILE_SECONDS = 10       # cold compile of the solver's kernels on this project's 2-core machine
 DEFAULT_TARGET_MBB = 0.1
 DEFAULT_TIME_LIMIT = 3600.0
 SOLVE_EXAMPLES = f"""\
@@ -145,8 +145,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .cfr.engine import DEFAULT_ALGORITHM
     from .cfr.files import CHECKPOINT_NAME, load_checkpoint
     from .cfr.locks import LockFile
-    from .cfr.solve import RaySetup, check_resume, check_solvable, check_stopping_rules, solve
-    from .tables.charts import convergence_chart
+    from .cfr.solve import RaySetup, check_resume, check_solvable, check_stopping_rules
 
     # Everything a user can get wrong is checked before the first line is printed.
     if args.threads is not None:
@@ -184,21 +183,35 @@ def cmd_solve(args: argparse.Namespace) -> int:
     ray = RaySetup(args.ray, args.actors, args.actor_cpus) if args.ray is not None else None
     check_solvable(config, locks, ray)
     _check_run_directory(out, args.resume, args.force)
-    say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
+    # Numba's compilations (a first run's) said on one line that ends before anything else is
+    # printed: "compiling the solver's kernels, once (...) ... compiled 4 kernels in 11.2 s".
+    opening = "compiling" if kernels_cached() else (
+        f"compiling the solver's kernels, once (about {COMPILE_SECONDS} s on 2 cores; later runs load them in about "
+        "a second)")
+    with contextlib.nullcontext() if args.quiet else compile_report(sys.stdout, opening) as report:
+
+        def tell(line: str) -> None:
+            if report is not None:
+                report.end_line()
+            print(line, flush=True)
+
+        say = (lambda line: None) if args.quiet else tell
+        return _solve_and_report(args, config, algorithm, locks, ray, out, target, limit, iterations, say, tell)
+
+
+def _solve_and_report(args, config, algorithm, locks, ray, out, target, limit, iterations, say, tell) -> int:
+    """cmd_solve's solve, charts and last lines (``say``: progress, silent with --quiet; ``tell``:
+    always printed)."""
+    from .cfr.solve import solve
+    from .tables.charts import convergence_chart
+
     say(f"solving {config.describe()} with {algorithm} -> {out}")
-    if not kernels_cached():
-        say(f"compiling the solver's kernels, once: about {COMPILE_SECONDS} s on 2 cores (later runs load them "
-            "in about a second); each kernel is named as it compiles")
     if ray is not None:
         from .cfr.distributed import describe as describe_ray
 
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
-    # Numba's compilations (a first run's) said as they happen: "compiling traverse_all ... 24.1 s".
-    compiling = (lambda: contextlib.nullcontext()) if args.quiet else (lambda: compile_report(sys.stdout))
-    with compiling():
-        result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit,
-                       out_dir=out, resume=args.resume, progress=say, check_every=args.check_every, locks=locks,
-                       ray=ray)
+    result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit, out_dir=out,
+                   resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray)
     if ray is not None:
         say(describe_ray(result.engine))
         result.engine.shutdown()
@@ -212,13 +225,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
         walks = f": two walks of the whole tree, {_whole_walks_minutes(config)}" if streamed else ""
         say(f"drawing charts (draws, pat/snow/break, betting, EV, convergence{walks})")
-        with compiling():
-            charts = write_charts(out)
-    print(f"done ({stopped_by}): {done} iterations in {seconds:.1f}s; "
-          f"exploitability {x.exploitability_mbb:.4f} mbb/hand; "
-          f"button's game value {x.game_value_mbb:.3f} mbb/hand")
-    print(f"results in {out}/: summary.json, convergence.csv, strategy.npz, checkpoint.npz, "
-          + ", ".join(p.name for p in charts if p.suffix != ".svg") + " (and .svg)")
+        charts = write_charts(out)
+    tell(f"done ({stopped_by}): {done} iterations in {seconds:.1f}s; "
+         f"exploitability {x.exploitability_mbb:.4f} mbb/hand; "
+         f"button's game value {x.game_value_mbb:.3f} mbb/hand")
+    tell(f"results in {out}/: summary.json, convergence.csv, strategy.npz, checkpoint.npz, "
+         + ", ".join(p.name for p in charts if p.suffix != ".svg") + " (and .svg)")
     return 0
 
 
@@ -283,11 +295,11 @@ def _check_out_file(out, force: bool) -> None:
 
 def kernels_cached() -> bool:
     """Whether the solver's main kernel is in Numba's cache for this source (else a first run
-    compiles for about half a minute)."""
+    compiles it first)."""
     from .cfr import kernels
 
     try:
-        return bool(kernels.traverse_all._cache._cache_file._load_index())
+        return bool(kernels.traverse._cache._cache_file._load_index())
     except Exception:  # an internal of Numba's; if it moves, say nothing rather than fail
         return True
 

@@ -1,6 +1,6 @@
 """Scale-out on Ray: the trunk in the driver, the subtrees below it in actors.
 
-A walk (:func:`kernels.traverse_all`) is three steps: a ``COLLECT`` walk of the
+A walk (:meth:`Walker.walk`) is three steps: a ``COLLECT`` walk of the
 trunk (the first betting round and its draws) stores the reach arriving at
 each cut (a second-round start), the subtrees below the cuts are walked from
 those reach vectors, and a ``TRUNK`` walk uses the values they return. Each
@@ -12,7 +12,7 @@ trunk's. Per walk, an actor receives its cuts' reach (three vectors of 1,092
 numbers per cut) and sends back their values (one vector per cut).
 
 Every subtree is walked by the same kernel on the same numbers as in one
-process (:func:`kernels.traverse_cuts`), and the driver adds the root's value
+process (:func:`solver.cfr.walker.walk_cuts`), and the driver adds the root's value
 in the same order (:func:`kernels.root_total`), so a run on any number of
 actors is the one-process run bit for bit: regrets, strategy sums, game value,
 exploitability.
@@ -40,7 +40,7 @@ from . import kernels
 from .engine import DEFAULT_ALGORITHM, Engine
 from .files import SHARD_DIR, save_shard
 from .kernels import Cuts
-from .walker import NO_STORAGE, Exploitability, Walker, read_only
+from .walker import NO_STORAGE, Exploitability, Walker, read_only, walk_cuts
 
 
 class RayError(ValueError):
@@ -243,9 +243,9 @@ class SubtreeActor:
         update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
         play = self.regret if update else self.strat_sum
         regret, strat_sum = (self.regret, self.strat_sum) if update else (NO_STORAGE, NO_STORAGE)
-        kernels.traverse_cuts(traverser, policy, kernels.Discount(*discount), w.tree_arrays, self.layout_arrays,
-                              w.draws, read_only(play), regret, strat_sum, self.cuts, numba.get_num_threads(),
-                              w.no_record)
+        groups = (kernels.Discount(*discount), w.tree_arrays, self.layout_arrays, w.draws, read_only(play), regret,
+                  strat_sum)
+        walk_cuts(traverser, policy, groups, self.cuts, w.works, w.no_record, numba.get_num_threads())
         return self.cuts.value.copy()
 
     def get(self) -> tuple[np.ndarray, np.ndarray]:
@@ -349,14 +349,13 @@ class RayEngine(Engine):
         w, cuts = self.walker, self._cuts
         deal = w.model.deal_prob
         n = w.n_states
-        root_value = np.zeros(n)
-        work = kernels.make_work(w.tree_arrays.max_depth, w.tree_arrays.n_actions_max, n, len(w.draws.set_size),
-                                 int(self.layout.row_width.max()))
+        root_value = np.zeros((1, n))
         update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
         play = read_only(self._regret if update else self._strat_sum)
         regret, strat_sum = (self._regret, self._strat_sum) if update else (NO_STORAGE, NO_STORAGE)
-        kernels.traverse(0, deal, deal, deal, traverser, policy, kernels.COLLECT, discount, w.tree_arrays,
-                         self._trunk_layout, w.draws, play, regret, strat_sum, cuts, work, root_value, w.no_record)
+        groups = (discount, w.tree_arrays, self._trunk_layout, w.draws, play, regret, strat_sum, cuts, w.works[0],
+                  w.no_record)
+        kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.COLLECT, *groups)
         futures = [actor.walk.remote(traverser, policy, tuple(discount), cuts.reach[block])
                    for actor, block in zip(self.actors, self.blocks)]
         try:
@@ -366,9 +365,8 @@ class RayEngine(Engine):
                             f"({type(error).__name__})") from None
         for block, values in zip(self.blocks, results):
             cuts.value[block] = values
-        kernels.traverse(0, deal, deal, deal, traverser, policy, kernels.TRUNK, discount, w.tree_arrays,
-                         self._trunk_layout, w.draws, play, regret, strat_sum, cuts, work, root_value, w.no_record)
-        return kernels.root_total(deal, root_value)
+        kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups)
+        return kernels.root_total(deal, root_value[0])
 
     def _update_walk(self, seat: int, policy: int, discount) -> None:
         """Engine.run_iterations's update walks, over the actors' subtrees."""

@@ -51,7 +51,8 @@ Parallelism: the tree is cut into independent subtrees (the engine picks the
 cut nodes: the first draws when there are enough of them per thread, else the
 start of the second betting round). A ``COLLECT`` walk of the trunk stores the
 reach vectors that arrive at each cut node and computes no values, the
-subtrees below the cuts are walked in parallel (``prange``), and a ``TRUNK``
+subtrees below the cuts are walked in parallel (threads, each walking a chunk
+of cuts with :func:`traverse`; a streamed game's kernels use ``prange``), and a ``TRUNK``
 walk uses the values they returned. Each subtree writes only its own storage,
 so results do not depend on thread scheduling or on where the cuts are.
 
@@ -450,13 +451,21 @@ def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, 
             summary[acting, rnd, situation, c, s] += own[s] * other_total * strat[a, s]
 
 
-@njit(cache=True, fastmath=True)
-def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, discount, tree, layout, draws,
-             play, regret, strat_sum, cuts, work, out_value, record):
-    """Walk the subtree under ``root``; write the traverser's value vector to ``out_value``.
+@njit(cache=True, fastmath=True, nogil=True)
+def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, tree, layout, draws, play, regret,
+             strat_sum, cuts, work, record):
+    """Walk the subtree under each of ``roots`` in turn, from ``root_reach[i]`` (the button's,
+    the big blind's and the traverser's chance-only reach, used with buckets); write the
+    traverser's value vector to ``root_value[i]``.
 
-    ``chance`` is the traverser's chance-only reach at ``root`` (used with
-    buckets). ``play`` holds the rows whose normalisation is the strategy
+    The one kernel of a built tree's walks, compiled once for every policy and mode: the
+    trunk's (``roots = [0]``) and each thread's chunk of cut subtrees
+    (``solver.cfr.walker.walk_cuts``); without the GIL, so threads walk chunks at once (each
+    subtree writes only its own storage, so the split does not change any result). The roots
+    are a loop here, not a kernel calling this one: each kernel that calls another compiles
+    its code again, and a first run waits for every compilation.
+
+    ``play`` holds the rows whose normalisation is the strategy
     played: the regrets in ``UPDATE`` and ``UPDATE_PRUNED``, the strategy sums
     or saved probabilities in ``BEST_RESPONSE`` and ``EVALUATE``; ``regret``
     and ``strat_sum`` are written in the update policies only (the traverser's
@@ -483,7 +492,7 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     legal = draws.legal
     cut_index, cut_reach, cut_value = cuts.index, cuts.reach, cuts.value
     rec_index, rec_reach, rec_value = record.index, record.reach, record.value
-    n_states = reach_button.shape[0]
+    n_states = root_reach.shape[2]
     opponent = 1 - traverser
 
     reach, child_val, strat, stack_node, stack_next = (work.reach, work.child_val, work.strat, work.stack_node,
@@ -500,234 +509,216 @@ def traverse(root, reach_button, reach_bb, chance, traverser, policy, mode, disc
     prune = mode != COLLECT and rec_reach.shape[0] == 0 and (
         policy == UPDATE_PRUNED or policy == EVALUATE or (policy == BEST_RESPONSE and regret.shape[0] == 0))
 
-    for s in range(n_states):
-        reach[0, 0, s] = reach_button[s]
-        reach[0, 1, s] = reach_bb[s]
-    if track_chance:
-        chance_at[0, :] = chance
-        chance_level[0] = 0
-    if prune:
-        live = 0.0
+    for r in range(len(roots)):
         for s in range(n_states):
-            live += reach[0, opponent, s]
-        if live == 0.0:
-            out_value[:] = 0.0
-            return 0
-    depth = 0
-    stack_node[0] = root
-    stack_next[0] = 0
-
-    while depth >= 0:
-        node = stack_node[depth]
-        k = stack_next[depth]
-        n_act = n_children[node]
-        acting = seat[node]
-        waiting = 1 - acting
-        is_draw = kind[node] == DRAW
-        rows_at = entry_offset[node]
-        rnd = node_round[node]
-        width = row_width[rnd]
-        if k == 0:
-            # Entering: the acting seat's strategy at this node.
-            if updating or policy == EVALUATE or acting == opponent:
-                if shared_rows:
-                    _node_strategy(play, rows_at, n_act, rnd, is_draw, layout, per_bucket, temp, scratch,
-                                   strat[depth])
-                else:
-                    _regret_match(play, rows_at, width, n_act, is_draw, legal_mask, rnd, strat[depth], temp, scratch)
-            # (Best response at the traverser's own nodes needs no strategy.)
-            # The seat not acting keeps its reach for every child.
+            reach[0, 0, s] = root_reach[r, 0, s]
+            reach[0, 1, s] = root_reach[r, 1, s]
+        if track_chance:
             for s in range(n_states):
-                reach[depth + 1, waiting, s] = reach[depth, waiting, s]
-            if rec_index[node] >= 0:
-                rec_reach[rec_index[node], 0, :] = reach[depth, 0, :]
-                rec_reach[rec_index[node], 1, :] = reach[depth, 1, :]
-            if summarise and mode != TRUNK:
-                _summarise_node(record.summary, record.column, acting, rnd, record.situation[node], first_child[node],
-                                n_act, reach[depth, acting], reach[depth, waiting], strat[depth])
-
-        if k < n_act:
-            stack_next[depth] = k + 1
-            child = first_child[node] + k
-            # The acting seat's reach after action k (a trunk walk reads a cut's value, not its reach).
-            needs_reach = not (mode == TRUNK and cut_index[child] >= 0)
-            if not needs_reach:
-                pass
-            elif policy == BEST_RESPONSE and acting == traverser:
-                # The best responder's own reach is not needed (kept finite for records and cuts).
+                chance_at[0, s] = root_reach[r, 2, s]
+            chance_level[0] = 0
+        if prune:
+            live = 0.0
+            for s in range(n_states):
+                live += reach[0, opponent, s]
+            if live == 0.0:
                 for s in range(n_states):
-                    reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
-            elif is_draw:
-                _draw_reach(reach[depth, acting], strat[depth, k], k, rnd, draws, agg, reach[depth + 1, acting])
-            else:
-                for s in range(n_states):
-                    reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
-            if prune and acting == opponent and needs_reach:
-                live = 0.0
-                for s in range(n_states):
-                    live += reach[depth + 1, opponent, s]
-                if live == 0.0:
-                    # The opponent never gets here: every value below is zero.
-                    for s in range(n_states):
-                        child_val[depth, k, s] = 0.0
-                    continue
-            if track_chance and needs_reach:
-                # Chance-only reach changes only at the traverser's own draws.
-                if is_draw and acting == traverser:
-                    _draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
-                    chance_level[depth + 1] = depth + 1
-                else:
-                    chance_level[depth + 1] = chance_level[depth]
-
-            child_kind = kind[child]
-            if child_kind >= FOLD and mode == COLLECT:
-                pass  # a collecting walk computes no values
-            elif child_kind == FOLD:
-                folder = seat[child]
-                gain = -contrib[child, traverser] if folder == traverser else contrib[child, folder]
-                _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k)
-            elif child_kind == SHOWDOWN:
-                _terminal_value(SHOWDOWN, contrib[child, traverser], reach, depth + 1, opponent,
-                                child_val, depth, k)
-            elif mode != FULL and cut_index[child] >= 0:
-                c = cut_index[child]
-                if mode == COLLECT:
-                    cut_reach[c, 0, :] = reach[depth + 1, 0, :]
-                    cut_reach[c, 1, :] = reach[depth + 1, 1, :]
-                    if track_chance:
-                        cut_reach[c, 2, :] = chance_at[chance_level[depth + 1]]
-                elif is_draw and acting == traverser:
-                    _draw_value(cut_value[c], k, rnd, draws, agg, child_val[depth, k])
-                else:
-                    child_val[depth, k, :] = cut_value[c, :]
-            else:
-                depth += 1
-                stack_node[depth] = child
-                stack_next[depth] = 0
+                    root_value[r, s] = 0.0
                 continue
-        elif mode == COLLECT:
-            # A collecting walk only gathers the reach arriving at the cuts: no values.
-            depth -= 1
-        else:
-            # Leaving: combine the children's values into ``child_val[vd, vk]``: the parent's slot
-            # for this child, unless it goes through the draw table or out of the walk.
-            parent = stack_node[depth - 1] if depth > 0 else -1
-            parent_draws = parent >= 0 and kind[parent] == DRAW and seat[parent] == traverser
-            if depth == 0 or parent_draws:
-                vd, vk = depth, own_slot
-            else:
-                vd, vk = depth - 1, stack_next[depth - 1] - 1
-            if acting == traverser and policy == BEST_RESPONSE:
-                if regret.shape[0] > 0:
-                    # The caller asked for each action's value (a best-response strategy is read
-                    # from them): one row per action as in the storage (per-class rows only).
-                    for a in range(n_act):
-                        row = np.uint64(rows_at) + np.uint64(a) * np.uint64(width)
-                        for s in range(n_states):
-                            regret[row + np.uint64(s)] = child_val[depth, a, s]
-                if is_draw:
+        depth = np.int64(0)  # not the constant: calls typed with a literal 0 compile their callees twice
+        stack_node[0] = roots[r]
+        stack_next[0] = 0
+
+        while depth >= 0:
+            node = stack_node[depth]
+            k = stack_next[depth]
+            n_act = n_children[node]
+            acting = seat[node]
+            waiting = 1 - acting
+            is_draw = kind[node] == DRAW
+            rows_at = entry_offset[node]
+            rnd = node_round[node]
+            width = row_width[rnd]
+            if k == 0:
+                # Entering: the acting seat's strategy at this node.
+                if updating or policy == EVALUATE or acting == opponent:
+                    if shared_rows:
+                        _node_strategy(play, rows_at, n_act, rnd, is_draw, layout, per_bucket, temp, scratch,
+                                       strat[depth])
+                    else:
+                        _regret_match(play, rows_at, width, n_act, is_draw, legal_mask, rnd, strat[depth], temp, scratch)
+                # (Best response at the traverser's own nodes needs no strategy.)
+                # The seat not acting keeps its reach for every child.
+                for s in range(n_states):
+                    reach[depth + 1, waiting, s] = reach[depth, waiting, s]
+                if rec_index[node] >= 0:
                     for s in range(n_states):
-                        best = -1e300
+                        rec_reach[rec_index[node], 0, s] = reach[depth, 0, s]
+                        rec_reach[rec_index[node], 1, s] = reach[depth, 1, s]
+                if summarise and mode != TRUNK:
+                    _summarise_node(record.summary, record.column, acting, rnd, record.situation[node], first_child[node],
+                                    n_act, reach[depth, acting], reach[depth, waiting], strat[depth])
+
+            if k < n_act:
+                stack_next[depth] = k + 1
+                child = first_child[node] + k
+                # The acting seat's reach after action k (a trunk walk reads a cut's value, not its reach).
+                needs_reach = not (mode == TRUNK and cut_index[child] >= 0)
+                if not needs_reach:
+                    pass
+                elif policy == BEST_RESPONSE and acting == traverser:
+                    # The best responder's own reach is not needed (kept finite for records and cuts).
+                    for s in range(n_states):
+                        reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
+                elif is_draw:
+                    _draw_reach(reach[depth, acting], strat[depth, k], k, rnd, draws, agg, reach[depth + 1, acting])
+                else:
+                    for s in range(n_states):
+                        reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
+                if prune and acting == opponent and needs_reach:
+                    live = 0.0
+                    for s in range(n_states):
+                        live += reach[depth + 1, opponent, s]
+                    if live == 0.0:
+                        # The opponent never gets here: every value below is zero.
+                        for s in range(n_states):
+                            child_val[depth, k, s] = 0.0
+                        continue
+                if track_chance and needs_reach:
+                    # Chance-only reach changes only at the traverser's own draws.
+                    if is_draw and acting == traverser:
+                        _draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
+                        chance_level[depth + 1] = depth + 1
+                    else:
+                        chance_level[depth + 1] = chance_level[depth]
+
+                child_kind = kind[child]
+                if child_kind >= FOLD and mode == COLLECT:
+                    pass  # a collecting walk computes no values
+                elif child_kind == FOLD:
+                    folder = seat[child]
+                    gain = -contrib[child, traverser] if folder == traverser else contrib[child, folder]
+                    _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k)
+                elif child_kind == SHOWDOWN:
+                    _terminal_value(SHOWDOWN, contrib[child, traverser], reach, depth + 1, opponent,
+                                    child_val, depth, k)
+                elif mode != FULL and cut_index[child] >= 0:
+                    c = cut_index[child]
+                    if mode == COLLECT:
+                        for s in range(n_states):
+                            cut_reach[c, 0, s] = reach[depth + 1, 0, s]
+                            cut_reach[c, 1, s] = reach[depth + 1, 1, s]
+                        if track_chance:
+                            for s in range(n_states):
+                                cut_reach[c, 2, s] = chance_at[chance_level[depth + 1], s]
+                    elif is_draw and acting == traverser:
+                        _draw_value(cut_value[c], k, rnd, draws, agg, child_val[depth, k])
+                    else:
+                        for s in range(n_states):
+                            child_val[depth, k, s] = cut_value[c, s]
+                else:
+                    depth += 1
+                    stack_node[depth] = child
+                    stack_next[depth] = 0
+                    continue
+            elif mode == COLLECT:
+                # A collecting walk only gathers the reach arriving at the cuts: no values.
+                depth -= 1
+            else:
+                # Leaving: combine the children's values into ``child_val[vd, vk]``: the parent's slot
+                # for this child, unless it goes through the draw table or out of the walk.
+                parent = stack_node[depth - 1] if depth > 0 else -1
+                parent_draws = parent >= 0 and kind[parent] == DRAW and seat[parent] == traverser
+                if depth == 0 or parent_draws:
+                    vd, vk = depth, own_slot
+                else:
+                    vd, vk = depth - 1, stack_next[depth - 1] - 1
+                if acting == traverser and policy == BEST_RESPONSE:
+                    if regret.shape[0] > 0:
+                        # The caller asked for each action's value (a best-response strategy is read
+                        # from them): one row per action as in the storage (per-class rows only).
                         for a in range(n_act):
-                            if legal[rnd, s, a] and child_val[depth, a, s] > best:
-                                best = child_val[depth, a, s]
-                        child_val[vd, vk, s] = best
+                            row = np.uint64(rows_at) + np.uint64(a) * np.uint64(width)
+                            for s in range(n_states):
+                                regret[row + np.uint64(s)] = child_val[depth, a, s]
+                    if is_draw:
+                        for s in range(n_states):
+                            best = -1e300
+                            for a in range(n_act):
+                                if legal[rnd, s, a] and child_val[depth, a, s] > best:
+                                    best = child_val[depth, a, s]
+                            child_val[vd, vk, s] = best
+                    else:
+                        for s in range(n_states):
+                            child_val[vd, vk, s] = child_val[depth, 0, s]
+                        for a in range(1, n_act):
+                            for s in range(n_states):
+                                child_val[vd, vk, s] = max(child_val[vd, vk, s], child_val[depth, a, s])
+                    if layout.lock_code.shape[0] > 0:
+                        _locked_best(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd,
+                                     vk)
+                elif acting == traverser:
+                    for s in range(n_states):
+                        child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
+                    for a in range(1, n_act):
+                        for s in range(n_states):
+                            child_val[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
+                    if updating:
+                        if is_draw:
+                            # Illegal counts get no regret: their value is set to the node's.
+                            for a in range(n_act):
+                                for s in range(n_states):
+                                    if not legal[rnd, s, a]:
+                                        child_val[depth, a, s] = child_val[vd, vk, s]
+                        if layout.lock_code.shape[0] > 0:
+                            _locked_regret_base(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val,
+                                                depth, vd, vk)
+                        if not shared_rows and own_sums:
+                            # Unsigned flat offsets: no wraparound (signed ones make the loads gathers) and
+                            # no views of the storage (a contended reference count per node).
+                            for a in range(n_act):
+                                row = np.uint64(rows_at) + np.uint64(a) * np.uint64(n_states)
+                                for s in range(n_states):
+                                    i = row + np.uint64(s)
+                                    regret[i] = _discounted_regret(regret[i], child_val[depth, a, s],
+                                                                   child_val[vd, vk, s], discount)
+                                    strat_sum[i] = _discounted_sum(
+                                        strat_sum[i], discount.sum_weight * reach[depth, traverser, s] * strat[depth, a, s],
+                                        discount)
+                        elif not shared_rows:
+                            for a in range(n_act):
+                                row = np.uint64(rows_at) + np.uint64(a) * np.uint64(n_states)
+                                for s in range(n_states):
+                                    i = row + np.uint64(s)
+                                    regret[i] = _discounted_regret(regret[i], child_val[depth, a, s],
+                                                                   child_val[vd, vk, s], discount)
+                        else:
+                            _update_buckets(regret, strat_sum, rows_at, n_act, width, layout.row_of, rnd,
+                                            chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
+                                            child_val[depth], child_val[vd, vk], discount, bucket_sums, own_sums)
                 else:
                     for s in range(n_states):
                         child_val[vd, vk, s] = child_val[depth, 0, s]
                     for a in range(1, n_act):
                         for s in range(n_states):
-                            child_val[vd, vk, s] = max(child_val[vd, vk, s], child_val[depth, a, s])
-                if layout.lock_code.shape[0] > 0:
-                    _locked_best(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd,
-                                 vk)
-            elif acting == traverser:
-                for s in range(n_states):
-                    child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
-                for a in range(1, n_act):
+                            child_val[vd, vk, s] += child_val[depth, a, s]
+                    if policy == UPDATE_PRUNED:
+                        # The opponent's strategy sums, from his reach (a pruned walk's sums).
+                        _add_sums(strat_sum, rows_at, n_act, width, shared_rows, layout.row_of, rnd,
+                                  reach[depth, opponent], strat[depth], discount, bucket_sums)
+                if rec_index[node] >= 0:
                     for s in range(n_states):
-                        child_val[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
-                if updating:
-                    if is_draw:
-                        # Illegal counts get no regret: their value is set to the node's.
-                        for a in range(n_act):
-                            for s in range(n_states):
-                                if not legal[rnd, s, a]:
-                                    child_val[depth, a, s] = child_val[vd, vk, s]
-                    if layout.lock_code.shape[0] > 0:
-                        _locked_regret_base(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val,
-                                            depth, vd, vk)
-                    if not shared_rows and own_sums:
-                        # Unsigned flat offsets: no wraparound (signed ones make the loads gathers) and
-                        # no views of the storage (a contended reference count per node).
-                        for a in range(n_act):
-                            row = np.uint64(rows_at) + np.uint64(a) * np.uint64(n_states)
-                            for s in range(n_states):
-                                i = row + np.uint64(s)
-                                regret[i] = _discounted_regret(regret[i], child_val[depth, a, s],
-                                                               child_val[vd, vk, s], discount)
-                                strat_sum[i] = _discounted_sum(
-                                    strat_sum[i], discount.sum_weight * reach[depth, traverser, s] * strat[depth, a, s],
-                                    discount)
-                    elif not shared_rows:
-                        for a in range(n_act):
-                            row = np.uint64(rows_at) + np.uint64(a) * np.uint64(n_states)
-                            for s in range(n_states):
-                                i = row + np.uint64(s)
-                                regret[i] = _discounted_regret(regret[i], child_val[depth, a, s],
-                                                               child_val[vd, vk, s], discount)
-                    else:
-                        _update_buckets(regret, strat_sum, rows_at, n_act, width, layout.row_of, rnd,
-                                        chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
-                                        child_val[depth], child_val[vd, vk], discount, bucket_sums, own_sums)
-            else:
-                for s in range(n_states):
-                    child_val[vd, vk, s] = child_val[depth, 0, s]
-                for a in range(1, n_act):
+                        rec_value[rec_index[node], traverser, s] = child_val[vd, vk, s]
+                # Hand the value on (through the draw table at the traverser's draws).
+                depth -= 1
+                if depth < 0:
                     for s in range(n_states):
-                        child_val[vd, vk, s] += child_val[depth, a, s]
-                if policy == UPDATE_PRUNED:
-                    # The opponent's strategy sums, from his reach (a pruned walk's sums).
-                    _add_sums(strat_sum, rows_at, n_act, width, shared_rows, layout.row_of, rnd,
-                              reach[depth, opponent], strat[depth], discount, bucket_sums)
-            if rec_index[node] >= 0:
-                rec_value[rec_index[node], traverser, :] = child_val[vd, vk]
-            # Hand the value on (through the draw table at the traverser's draws).
-            depth -= 1
-            if depth < 0:
-                out_value[:] = child_val[0, own_slot]
-            elif parent_draws:
-                slot = stack_next[depth] - 1
-                _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,
-                            child_val[depth, slot])
+                        root_value[r, s] = child_val[0, own_slot, s]
+                elif parent_draws:
+                    slot = stack_next[depth] - 1
+                    _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,
+                                child_val[depth, slot])
     return 0
-
-
-@njit(cache=True, parallel=True)
-def traverse_cuts(traverser, policy, discount, tree, layout, draws, play, regret, strat_sum, cuts, n_threads,
-                  record):
-    """Walk the subtree below every cut of ``cuts`` from the reach in ``cuts.reach``, its value
-    into ``cuts.value``: ``n_threads`` contiguous chunks of cuts (the split does not change any
-    result: each subtree's arithmetic is the same in any chunk, or in any process, so a Ray actor
-    walking some of the cuts computes the same bits)."""
-    n_states = cuts.reach.shape[2]
-    max_width = layout.row_width.max()
-    n_cuts = len(cuts.nodes)
-    n_sets = len(draws.set_size)
-    if n_threads <= 1 or record.summary.shape[0] > 0:  # one summary: one thread
-        work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
-        for c in range(n_cuts):
-            traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL,
-                     discount, tree, layout, draws, play, regret, strat_sum, cuts, work, cuts.value[c], record)
-    else:
-        # Contiguous chunks of subtrees, one buffer set per chunk.
-        n_chunks = min(n_cuts, n_threads)
-        for chunk in prange(n_chunks):
-            chunk_work = make_work(tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
-            for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
-                traverse(cuts.nodes[c], cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy,
-                         FULL, discount, tree, layout, draws, play, regret, strat_sum, cuts, chunk_work,
-                         cuts.value[c], record)
 
 
 @njit(cache=True)
@@ -739,29 +730,17 @@ def root_total(deal_prob, root_value):
     return total
 
 
-@njit(cache=True, parallel=True)
-def traverse_all(traverser, policy, discount, deal_prob, tree, layout, draws, play, regret, strat_sum, cuts,
-                 n_threads, record):
-    """One whole-tree walk for one traverser; returns sum_s deal(s) * value(s).
-
-    The trunk above ``cuts.nodes`` is walked twice (collecting the reach that
-    arrives at each cut, then using the cuts' values); the subtrees below are
-    walked by :func:`traverse_cuts`.
-    """
+@njit(cache=True)
+def trunk_root(deal_prob):
+    """A walk from the tree's root: ``roots``, ``root_reach`` and ``root_value`` for
+    :func:`traverse` (both seats' and the chance-only reach are the deal's)."""
     n_states = deal_prob.shape[0]
-    max_width = layout.row_width.max()
-    root_value = np.zeros(n_states)
-    n_cuts = len(cuts.nodes)
-    work = make_work(tree.max_depth, tree.n_actions_max, n_states, len(draws.set_size), max_width)
-    first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, discount, tree, layout, draws,
-             play, regret, strat_sum, cuts, work, root_value, record)
-    if n_cuts > 0:
-        traverse_cuts(traverser, policy, discount, tree, layout, draws, play, regret, strat_sum, cuts, n_threads,
-                      record)
-        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, discount, tree, layout, draws,
-                 play, regret, strat_sum, cuts, work, root_value, record)
-    return root_total(deal_prob, root_value)
+    reach = np.empty((1, 3, n_states))
+    for s in range(n_states):
+        reach[0, 0, s] = deal_prob[s]
+        reach[0, 1, s] = deal_prob[s]
+        reach[0, 2, s] = deal_prob[s]
+    return np.zeros(1, np.int64), reach, np.zeros((1, n_states))
 
 
 @njit(cache=True)
@@ -901,8 +880,8 @@ def _walk_cut(c, skip_unreached, traverser, policy, discount, shape_phase, shape
     else:
         fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, tree.contrib,
                  layout.entry_offset)
-    traverse(0, cuts.reach[c, 0], cuts.reach[c, 1], cuts.reach[c, 2], traverser, policy, FULL, discount, tree,
-             layout, draws, play, regret, strat_sum, shape_cuts, work, cuts.value[c], record)
+    traverse(np.zeros(1, np.int64), cuts.reach[c:c + 1], cuts.value[c:c + 1], traverser, policy, np.int64(FULL),
+             discount, tree, layout, draws, play, regret, strat_sum, shape_cuts, work, record)
 
 
 @njit(cache=True, parallel=True)
@@ -922,14 +901,14 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
     max_depth = max(trunk.max_depth, shape.max_depth)
     n_act_max = max(trunk.n_actions_max, shape.n_actions_max)
     n_sets = len(draws.set_size)
-    root_value = np.zeros(n_states)
+    roots, root_reach, root_value = trunk_root(deal_prob)
     n_cuts = len(cuts.nodes)
     work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
     no_storage = np.zeros(0, np.float32)
     no_update = Discount(1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0)
     first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, no_update, trunk, trunk_layout,
-             draws, play, no_storage, no_storage, cuts, work, root_value, record)
+    traverse(roots, root_reach, root_value, traverser, policy, first_mode, no_update, trunk, trunk_layout, draws, play,
+             no_storage, no_storage, cuts, work, record)
     if n_cuts > 0:
         n_chunks = max(1, min(n_cuts, n_threads))
         # Each chunk sums its own summary; they are added in chunk order after the walks.
@@ -946,11 +925,11 @@ def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, c
         summary = record.summary
         for chunk in range(n_chunks):
             summary += sums[chunk]
-        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, no_update, trunk, trunk_layout,
-                 draws, play, no_storage, no_storage, cuts, work, root_value, record)
+        traverse(roots, root_reach, root_value, traverser, policy, np.int64(TRUNK), no_update, trunk, trunk_layout,
+                 draws, play, no_storage, no_storage, cuts, work, record)
     total = 0.0
     for s in range(n_states):
-        total += deal_prob[s] * root_value[s]
+        total += deal_prob[s] * root_value[0, s]
     return total
 
 
@@ -993,7 +972,7 @@ def sampled_walk(traverser, weight, sampling, rng, deal_prob, tree, n_trunk, pha
     chance_level[0] = 0
     cur_pot = 0.0
     cur_record = -1
-    depth = 0
+    depth = np.int64(0)  # not the constant: calls typed with a literal 0 compile their callees twice
     stack_node[0] = 0
     stack_next[0] = 0
     while depth >= 0:
@@ -1221,11 +1200,11 @@ def update_streamed(traverser, policy, adding, deal_prob, trunk, trunk_layout, c
     n_act_max = max(trunk.n_actions_max, shape.n_actions_max)
     n_sets = len(draws.set_size)
     n_cuts = len(cuts.nodes)
-    root_value = np.zeros(n_states)
+    roots, root_reach, root_value = trunk_root(deal_prob)
     work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
     first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, first_mode, adding, trunk, trunk_layout,
-             draws, play, regret, strat_sum, cuts, work, root_value, record)
+    traverse(roots, root_reach, root_value, traverser, policy, first_mode, adding, trunk, trunk_layout, draws, play,
+             regret, strat_sum, cuts, work, record)
     if n_cuts > 0:
         n_chunks = len(chunk_start) - 1
         pruned = policy == UPDATE_PRUNED
@@ -1239,9 +1218,9 @@ def update_streamed(traverser, policy, adding, deal_prob, trunk, trunk_layout, c
         for i in prange(len(regret)):
             regret[i] += regret_delta[i]
             regret_delta[i] = 0.0
-        traverse(0, deal_prob, deal_prob, deal_prob, traverser, policy, TRUNK, adding, trunk, trunk_layout,
-                 draws, play, regret, strat_sum, cuts, work, root_value, record)
+        traverse(roots, root_reach, root_value, traverser, policy, np.int64(TRUNK), adding, trunk, trunk_layout,
+                 draws, play, regret, strat_sum, cuts, work, record)
     total = 0.0
     for s in range(n_states):
-        total += deal_prob[s] * root_value[s]
+        total += deal_prob[s] * root_value[0, s]
     return total

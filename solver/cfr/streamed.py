@@ -215,10 +215,10 @@ class StreamedWalker:
         work = kernels.make_work(max(self.trunk_arrays.max_depth, self.shape_arrays.max_depth),
                                  max(self.trunk_arrays.n_actions_max, self.shape_arrays.n_actions_max), n,
                                  len(self.draws.set_size), max_width)
-        out = np.zeros(n)
-        kernels.traverse(0, deal, deal, deal, 0, kernels.EVALUATE, kernels.COLLECT, kernels.NO_UPDATE,
+        roots, root_reach, out = kernels.trunk_root(deal)
+        kernels.traverse(roots, root_reach, out, 0, kernels.EVALUATE, kernels.COLLECT, kernels.NO_UPDATE,
                          self.trunk_arrays, self.trunk_layout, self.draws, play, NO_STORAGE, NO_STORAGE, self.cuts,
-                         work, out, self.no_record)
+                         work, self.no_record)
         contrib, entry_offset = np.empty((shape.n_nodes, 2)), np.empty(shape.n_nodes, np.int64)
         for cut, nodes in cut_nodes.items():
             kernels.fill_cut(self.shape_arrays, *self.shape_annotations, self.game.cut_pot[cut],
@@ -229,11 +229,10 @@ class StreamedWalker:
             index[nodes] = np.arange(len(nodes))
             k = len(nodes)
             record = self.shape_record._replace(index=index, reach=np.zeros((k, 2, n)), value=np.zeros((k, 2, n)))
-            reach = self.cuts.reach[cut].copy()
+            reach = self.cuts.reach[cut:cut + 1].copy()
             for seat in (0, 1):
-                kernels.traverse(0, reach[0], reach[1], reach[2], seat, kernels.EVALUATE, kernels.FULL,
-                                 kernels.NO_UPDATE, tree, layout, self.draws, play, NO_STORAGE, NO_STORAGE,
-                                 self.shape_cuts, work, out, record)
+                kernels.traverse(roots, reach, out, seat, kernels.EVALUATE, kernels.FULL, kernels.NO_UPDATE, tree, layout,
+                                 self.draws, play, NO_STORAGE, NO_STORAGE, self.shape_cuts, work, record)
             yield cut, NodeStats(np.asarray(nodes), record.reach, record.value)
 
     def needs_whole_walks(self, history: str) -> bool:

@@ -18,6 +18,7 @@ strategy in the same tree, (BR value vs button + BR value vs big blind) / 2.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -43,6 +44,66 @@ def read_only(storage: np.ndarray) -> np.ndarray:
     view = storage.view()
     view.flags.writeable = False
     return view
+
+
+class WorkSets:
+    """Work buffers (:func:`kernels.make_work`) of a tree's walks, one set per thread, made when
+    first needed."""
+
+    def __init__(self, tree: TreeArrays, n_states: int, n_sets: int, max_width: int):
+        self.shape = (tree.max_depth, tree.n_actions_max, n_states, n_sets, max_width)
+        self.sets = []
+
+    def __getitem__(self, i: int):
+        while len(self.sets) <= i:
+            # Made by the kernel, not as numpy arrays: Numba aligns its allocations more widely
+            # than numpy's 16 bytes, and the walks' vector loops over these buffers ran 6 % slower
+            # on numpy's (single draw, one thread, measured).
+            self.sets.append(kernels.make_work(*self.shape))
+        return self.sets[i]
+
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def walk_cuts(traverser: int, policy: int, groups: tuple, cuts: Cuts, works: WorkSets, record: Record,
+              n_threads: int) -> None:
+    """Walk the subtree below every cut of ``cuts`` from the reach in ``cuts.reach``, its value
+    into ``cuts.value``: ``n_threads`` contiguous chunks of cuts, each on its own thread with its
+    own work buffers (each subtree's arithmetic is the same in any chunk, or in any process, so
+    the split changes no result; a Ray actor walking some of the cuts computes the same bits).
+    ``groups``: the kernel's arguments from ``discount`` to ``strat_sum``. A record with a summary
+    is walked on one thread (one summary)."""
+    n_cuts = len(cuts.nodes)
+    n_chunks = 1 if record.summary.shape[0] > 0 else max(1, min(n_cuts, n_threads))
+    bounds = [chunk * n_cuts // n_chunks for chunk in range(n_chunks + 1)]
+
+    def walk(chunk: int) -> None:
+        lo, hi = bounds[chunk], bounds[chunk + 1]
+        kernels.traverse(cuts.nodes[lo:hi], cuts.reach[lo:hi], cuts.value[lo:hi], traverser, policy, kernels.FULL,
+                         *groups, cuts, works[chunk], record)
+
+    if n_chunks == 1:
+        walk(0)
+        return
+    pool = _pools.get(n_chunks - 1) or _pools.setdefault(n_chunks - 1, ThreadPoolExecutor(n_chunks - 1))
+    others = [pool.submit(walk, chunk) for chunk in range(1, n_chunks)]
+    interrupted = None
+    try:
+        walk(0)
+    finally:
+        # The other threads write the storage: they finish before anything else reads it, even
+        # when a signal arrives while waiting.
+        while True:
+            try:
+                wait(others)
+                break
+            except KeyboardInterrupt as error:
+                interrupted = error
+    for future in others:
+        future.result()
+    if interrupted is not None:
+        raise interrupted
 
 
 def normalised_slots(layout: StrategyLayout, storage: np.ndarray, lo: int, hi: int, dtype=np.float32) -> np.ndarray:
@@ -176,6 +237,9 @@ class Walker:
                 break
         self.walk_cuts = self.cuts(walk_cut)
         self.no_record = self.record([])
+        # A walk from the root: its roots and reach (the kernel's code run as Python: nothing to compile).
+        self.trunk_roots, self.trunk_reach, _ = kernels.trunk_root.py_func(model.deal_prob)
+        self.works = WorkSets(self.tree_arrays, self.n_states, len(self.draws.set_size), int(layout.row_width.max()))
 
     def cuts(self, is_cut: np.ndarray) -> Cuts:
         """Cut nodes, each node's cut index or -1, and reach and value buffers per cut."""
@@ -207,20 +271,27 @@ class Walker:
              regret: np.ndarray = NO_STORAGE, strat_sum: np.ndarray = NO_STORAGE, record: Record | None = None) -> float:
         """One whole-tree walk (see :func:`kernels.traverse`); returns the traverser's value,
         sum over dealt classes of deal probability times value."""
-        return kernels.traverse_all(traverser, policy, discount, self.model.deal_prob, self.tree_arrays,
-                                    self.layout_arrays, self.draws, read_only(play), regret, strat_sum, self.walk_cuts,
-                                    self.threads(), record or self.no_record)
+        deal, cuts, record = self.model.deal_prob, self.walk_cuts, record or self.no_record
+        groups = (discount, self.tree_arrays, self.layout_arrays, self.draws, read_only(play), regret, strat_sum)
+        root_value = np.zeros((1, self.n_states))
+        first = kernels.COLLECT if len(cuts.nodes) else kernels.FULL
+        kernels.traverse(self.trunk_roots, self.trunk_reach, root_value, traverser, policy, first, *groups, cuts,
+                         self.works[0], record)
+        if len(cuts.nodes):
+            walk_cuts(traverser, policy, groups, cuts, self.works, record, self.threads())
+            kernels.traverse(self.trunk_roots, self.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups,
+                             cuts, self.works[0], record)
+        return kernels.root_total(deal, root_value[0])
 
     def walk_subtree(self, root: int, reach_button: np.ndarray, reach_bb: np.ndarray, traverser: int, play: np.ndarray,
                      record: Record, out_value: np.ndarray, mode: int = kernels.FULL) -> None:
         """One evaluate walk under ``root`` with the table cuts: ``FULL`` ignores cuts;
         ``COLLECT`` (from the root) only fills the cuts' reach."""
-        work = kernels.make_work(self.tree_arrays.max_depth, self.tree_arrays.n_actions_max, self.n_states,
-                                 self.model.n_sets, int(self.layout.row_width.max()))
         # The chance-only reach is used by updates only.
-        kernels.traverse(root, reach_button, reach_bb, reach_button, traverser, kernels.EVALUATE, mode, NO_DISCOUNT,
-                         self.tree_arrays, self.layout_arrays, self.draws, read_only(play), NO_STORAGE, NO_STORAGE,
-                         self.table_cuts, work, out_value, record)
+        reach = np.stack([reach_button, reach_bb, reach_button])[None]
+        kernels.traverse(np.array([root], np.int64), reach, out_value[None], traverser, kernels.EVALUATE, mode,
+                         NO_DISCOUNT, self.tree_arrays, self.layout_arrays, self.draws, read_only(play), NO_STORAGE,
+                         NO_STORAGE, self.table_cuts, self.works[0], record)
 
     def evaluate(self, play: np.ndarray, record: Record | None = None) -> float:
         """The button's value (BB/hand) when both seats play the strategy in ``play``."""
