@@ -1,6 +1,7 @@
 """What card buckets cost: exploitability at full resolution against the number of buckets.
 
     python scripts/bench/bench_buckets.py                        # double draw, cap 2: table, plot, CSV
+    python scripts/bench/bench_buckets.py --redraw results/benchmarks/buckets.json   # the chart only
     python scripts/bench/bench_buckets.py --cap 1 --iterations 500 --buckets 16 64 256
 
 Each game is solved with the same number of DCFR iterations; its average
@@ -91,7 +92,15 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=250)
     parser.add_argument("--buckets", type=int, nargs="+", default=[4, 8, 16, 32, 64, 128, 256, 512])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--redraw", metavar="JSON",
+                        help="only draw the chart again from a run's --json output (results/benchmarks/buckets.json)")
     args = parser.parse_args(argv)
+    if args.redraw:
+        report = json.loads(Path(args.redraw).read_text())
+        plot(report["rows"], report["full"], OUT / "exploitability_vs_buckets",
+             f"What card buckets cost\n{report['game']}")
+        print(f"redrew {OUT / 'exploitability_vs_buckets'}.png and .svg from {args.redraw}", file=sys.stderr)
+        return 0
     base = dataclasses.replace(load_preset(args.preset), cap=args.cap, buckets=())
     checks = [args.iterations // 5, args.iterations]
     rows = []
