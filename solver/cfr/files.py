@@ -33,6 +33,7 @@ import sys
 import time
 import tomllib
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +80,20 @@ def _header(kind: str, version: int, config: GameConfig, algorithm: str, iterati
             "algorithm": np.array(algorithm), "iteration": np.array(iteration, dtype=np.int64)}
 
 
+@contextmanager
+def _abandonable(archive: zipfile.ZipFile):
+    """A zip being written that an exception (a second Ctrl-C above all) may abandon mid-member:
+    closed when whole; abandoned, it is dropped without a word (its temporary file is removed
+    whole by atomic_write), where zipfile would refuse to close it with a member still open and
+    print a traceback when it is collected."""
+    try:
+        yield archive
+    except BaseException:
+        archive.fp = None  # nothing more is written: close() and the finaliser do nothing
+        raise
+    archive.close()
+
+
 def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | None = None,
                pause: float = 0.0) -> None:
     """An uncompressed ``.npz`` (the format of ``np.savez``), written atomically, with each
@@ -87,7 +102,8 @@ def _write_npz(path: Path, arrays: dict, streamed: tuple[str, int, object] | Non
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     sums = {}
-    with atomic_write(path) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+    with atomic_write(path) as f, _abandonable(zipfile.ZipFile(f, "w", zipfile.ZIP_STORED,
+                                                               allowZip64=True)) as archive:
         def member(name: str) -> zipfile.ZipInfo:
             # A fixed member date: the same arrays make the same bytes (runs compare by checksum).
             return zipfile.ZipInfo(f"{name}.npy", date_time=ZIP_DATE)
