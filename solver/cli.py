@@ -754,7 +754,10 @@ def main(argv: list[str] | None = None) -> int:
         # `badugi export ... | head`: stop quietly when the reader goes away.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # a bad option (one line already on stderr), --help or --version
+        return stop.code if isinstance(stop.code, int) else 2
     try:
         return args.func(args)
     except ValueError as err:

@@ -172,4 +172,4 @@ def test_what_ray_refuses(cluster, capsys):
         RayEngine(load_preset("tiny-no-draw"), address=cluster, actors=2)
     assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "2", "--ray", cluster,
                  "--actors", "0"]) == 2
-    assert "--actors must be at least 1" in capsys.readouterr().err
+    assert "--actors must be an integer of at least 1, got 0" in capsys.readouterr().err
