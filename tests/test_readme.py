@@ -146,3 +146,19 @@ def test_the_worked_opponent_examples_quote_results_opponents():
     for figure in figures:
         bare = figure.rstrip("%")
         assert bare in study or bare.replace(",", "") in study, figure
+
+
+def test_the_readme_opens_with_what_a_user_gets():
+    """The two commands come first, then a picture of a solve's output and the presets table,
+    then a contents list whose every entry is a section of the README; no timing caveats
+    before the user has learnt what the project does."""
+    opening = README[:README.index("## Contents")]
+    first_block = README.index("```bash")
+    assert README.index(".venv/bin/badugi solve") < README.index("\n\n", first_block + 200)
+    assert first_block < 1200 and "![" in opening and "<!-- presets-table" in opening
+    for caveat in ("slow day", "busy machine", "newcomer", "earlier default"):
+        assert caveat not in opening, caveat
+    anchors = re.findall(r"\]\(#([\w-]+)\)", README[README.index("## Contents"):README.index("## What it computes")])
+    headings = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
+                for h in re.findall(r"^#{2,3} (.*)$", README, re.M)}
+    assert {"solve", "study", "play", "scale", "reference"} <= set(anchors) and set(anchors) <= headings
