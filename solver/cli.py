@@ -260,12 +260,11 @@ def _check_run_directory(out, resume: bool, force: bool, resumable: bool = True)
     # run that fails first (a bad lock, a bad opponent) leaves nothing behind.
     made = [folder for folder in [out, *out.parents] if not folder.exists()]
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with atomic_write(out / ".write-check"):
-            pass
-        (out / ".write-check").unlink()
-    except OSError as err:
-        raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise CliError(f"--out {out}: cannot write there ({err.strerror or err})") from None
+        _check_writable(out / ".write-check", out)
     finally:
         for folder in made:
             with contextlib.suppress(OSError):
@@ -284,7 +283,12 @@ def _check_out_file(out, force: bool) -> None:
         raise CliError(f"--out {out} is a directory; give a file name")
     if path.exists() and not force:
         raise CliError(f"--out {out} exists: --force replaces it, or give another --out")
-    probe = path.with_name(f".{path.name}.write-check")
+    _check_writable(path.with_name(f".{path.name}.write-check"), out)
+
+
+def _check_writable(probe, out) -> None:
+    """Write and remove the file ``probe`` as every output is written (atomic_write); a
+    CliError naming ``out`` as the user typed it if that cannot be done."""
     try:
         with atomic_write(probe):
             pass
