@@ -45,7 +45,9 @@ class GameConfig:
     public history: strategies remember the pot and the last ``recall`` rounds
     (their betting and draw counts), and forget the rounds before (see
     :class:`solver.game.layout.RecallRule`); with ``remember_draws`` they keep
-    both draw counts of those older rounds and forget only their betting.
+    both draw counts of those older rounds, and ``older_betting`` names what
+    they keep of their betting (a rule of :data:`solver.game.history.BETTING_RULES`;
+    ``forget``, the default, keeps nothing).
     """
 
     ranks: int = 13
@@ -59,6 +61,7 @@ class GameConfig:
     buckets: tuple[int, ...] = field(default=())
     recall: int = -1
     remember_draws: bool = False
+    older_betting: str = "forget"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bets", _number_tuple("bets", self.bets, integer=False))
@@ -87,6 +90,14 @@ class GameConfig:
         if self.remember_draws and not 0 <= self.recall < self.draws:
             raise ConfigError("remember_draws: keeps the draw counts of rounds a recall forgets; it needs a recall "
                               f"of 0 to {self.draws - 1} rounds")
+        from .history import BETTING_RULES  # (history reads round templates, which read configs)
+
+        if self.older_betting not in BETTING_RULES:
+            raise ConfigError(f"older_betting: {self.older_betting!r} is not a rule (rules: "
+                              f"{', '.join(BETTING_RULES)})")
+        if self.older_betting != "forget" and not 0 <= self.recall < self.draws:
+            raise ConfigError("older_betting: keeps the betting of rounds a recall forgets; it needs a recall "
+                              f"of 0 to {self.draws - 1} rounds")
         if any(self.buckets):
             from abstractions.evaluator import get_evaluator
 
@@ -110,6 +121,8 @@ class GameConfig:
             del data["recall"]
         if not self.remember_draws:
             del data["remember_draws"]
+        if self.older_betting == "forget":
+            del data["older_betting"]
         return data
 
     def to_toml(self) -> str:
@@ -150,9 +163,12 @@ class GameConfig:
             buckets = ", buckets " + "/".join(str(b) if b else "full" for b in self.buckets)
         recall = ""
         if self.recall >= 0:
+            from .history import describe_older
+
             recall = f", recall {self.recall} round{'' if self.recall == 1 else 's'}"
-            if self.remember_draws:
-                recall += " and every draw"
+            older = describe_older(self.remember_draws, self.older_betting)
+            if older:
+                recall += f" and {older}"
         return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}{recall}"
 
     @property
@@ -162,7 +178,7 @@ class GameConfig:
 
     def at_full_resolution(self) -> "GameConfig":
         """The same game without abstraction: no card buckets, the whole public history remembered."""
-        return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False)
+        return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False, older_betting="forget")
 
 
 def _toml_scalar(value) -> str:
@@ -172,6 +188,8 @@ def _toml_scalar(value) -> str:
         return str(value)
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     raise TypeError(value)
 
 

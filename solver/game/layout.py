@@ -47,6 +47,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
+from .history import DEFAULT_BETTING, modulus_codes, older_codes
 from .rounds import BET, BIG_BLIND, BUTTON, DRAW, RoundTemplates
 from .tree import PublicTree
 
@@ -58,7 +59,8 @@ from .tree import PublicTree
 LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows lock_code")
 NO_LOCKS = np.zeros(0, np.float32)
 # What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
-RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older")
+RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older "
+                                      "older_code")
 MAX_RULE_CODES = 1 << 28   # dense key tables beyond this are refused (about 2 GiB)
 
 
@@ -70,9 +72,10 @@ class RecallRule:
     the records (outcome and both draw counts) of the ``recall`` rounds before
     its own (fewer early in the hand), what is kept of the rounds before those,
     and its phase in its round (see :mod:`solver.game.rounds`). Of an older
-    round the key keeps ``record % older``: nothing (``older`` = 1) or both
-    draw counts (``older`` = (hand size + 1)^2, the config's
-    ``remember_draws``). Nodes with one key share one slot: their histories
+    round the key keeps a code, ``older_code[round, record]``, one of
+    ``older`` (what the config's ``older_betting`` and ``remember_draws``
+    keep: the table comes from :mod:`solver.game.history`; ``older`` = 1
+    keeps nothing). Nodes with one key share one slot: their histories
     differ only in what is forgotten, except for the pot they left. ``recall``
     = the number of draws is perfect recall: one slot per node of the public
     tree.
@@ -91,18 +94,27 @@ class RecallRule:
     pot_levels: np.ndarray  # (rounds, most levels) float64, NaN-padded
     n_pots: np.ndarray      # (rounds,) int64
     code_slot: np.ndarray   # (codes,) int64: slot of each key, -1 where no history has it
-    older: int = 1          # what is kept of a round older than ``recall``: its record modulo this
+    older: int = 1          # codes an older round's record may keep (1: nothing)
+    older_code: np.ndarray | None = None  # (rounds, radix) int64: the code each round's record keeps
+    #                                        (None: the record modulo ``older``, as files before tables)
 
-    ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot", "older")
+    ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot", "older", "older_code")
+
+    def __post_init__(self):
+        if self.older_code is None:
+            object.__setattr__(self, "older_code", modulus_codes(len(self.n_phases), self.radix, self.older))
 
     def arrays(self) -> dict:
         return {name: np.asarray(getattr(self, name)) for name in self.ARRAYS}
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> "RecallRule":
-        # (files written before ``older`` existed forget older rounds whole)
+        # (files written before ``older`` existed forget older rounds whole; before ``older_code``,
+        # they keep an older record modulo ``older``)
+        code = arrays.get("older_code")
         return cls(int(arrays["recall"]), int(arrays["radix"]),
-                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:-1]), int(arrays.get("older", 1)))
+                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:-2]), int(arrays.get("older", 1)),
+                   None if code is None else np.asarray(code, np.int64))
 
     @property
     def remembers_draws(self) -> bool:
@@ -110,7 +122,7 @@ class RecallRule:
 
     def kernel_arrays(self, slot_offset: np.ndarray) -> RuleArrays:
         return RuleArrays(self.recall, self.radix, self.n_phases, self.code_base, self.pot_levels, self.n_pots,
-                          self.code_slot, slot_offset, self.older)
+                          self.code_slot, slot_offset, self.older, self.older_code)
 
 
 def no_layout(rounds: int, n_states: int) -> LayoutArrays:
@@ -122,7 +134,8 @@ def no_layout(rounds: int, n_states: int) -> LayoutArrays:
 def no_rule(rounds: int) -> "RuleArrays":
     """Rule arrays of the right types for a player whose layout has no recall rule."""
     return RuleArrays(0, 1, np.ones(rounds, np.int64), np.zeros(rounds + 1, np.int64), np.zeros((rounds, 1)),
-                      np.ones(rounds, np.int64), np.zeros(1, np.int64), np.zeros(2, np.int64), 1)
+                      np.ones(rounds, np.int64), np.zeros(1, np.int64), np.zeros(2, np.int64), 1,
+                      np.zeros((rounds, 1), np.int64))
 
 
 class LayoutError(ValueError):
@@ -171,17 +184,19 @@ class StrategyLayout:
 
     @classmethod
     def by_recall(cls, templates: RoundTemplates, class_legal: np.ndarray, recall: int,
-                  row_of: np.ndarray | None = None, remember_draws: bool = False) -> "StrategyLayout":
+                  row_of: np.ndarray | None = None, remember_draws: bool = False,
+                  older_betting: str = DEFAULT_BETTING) -> "StrategyLayout":
         """Slots by public-history key (see :class:`RecallRule`), for trees too big to build;
-        ``remember_draws``: keys keep the draw counts of the rounds older than ``recall``.
-        ``slot_of`` is empty; :meth:`materialize` fills it for a built tree."""
+        ``remember_draws`` and ``older_betting``: what keys keep of the rounds older than
+        ``recall`` (:mod:`solver.game.history`). ``slot_of`` is empty; :meth:`materialize`
+        fills it for a built tree."""
         config = templates.config
         if not 0 <= recall <= config.draws:
             raise LayoutError(f"recall must be 0 to {config.draws} rounds, got {recall}")
         row_of, row_width = _checked_row_maps(row_of, config.rounds, config.draws, class_legal)
         rounds, hand = config.rounds, config.hand_size
         radix = templates.record_radix
-        older = _older_modulus(templates, recall, remember_draws)
+        older_code, older = older_codes(templates, recall, remember_draws, older_betting)
         levels = templates.pot_levels
         n_pots = np.array([len(x) for x in levels], np.int64)
         pot_levels = np.full((rounds, int(n_pots.max())), np.nan)
@@ -192,7 +207,7 @@ class StrategyLayout:
         code_slot = np.full(int(code_base[-1]), -1, np.int64)
         slot_round, slot_seat, slot_kind, slot_actions = [], [], [], []
         h1 = hand + 1
-        for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older))):
+        for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older_code, older))):
             kept = min(recall, r)
             scale = radix ** kept * older ** (r - kept)
             n_pos, n_out = template.n_positions, template.n_outcomes
@@ -210,7 +225,7 @@ class StrategyLayout:
                 slot_seat += phase_seat
                 slot_kind += phase_kind
                 slot_actions += phase_actions
-        rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older)
+        rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older, older_code)
         return cls._of_slots(np.zeros(0, np.int64), slot_round, slot_seat, slot_kind, slot_actions, row_width, row_of,
                              class_legal, rule)
 
@@ -300,6 +315,17 @@ class StrategyLayout:
         return f"{self.n_slots:,} slots, rows of {widths} entries by round, {self.n_entries:,} entries"
 
     # -- reading storage ---------------------------------------------------
+    def entry(self, node: int, action: int, state: int) -> int:
+        """The entry holding (decision node, action, private state) of a built tree's layout:
+        ``slot_offset[slot_of[node]] + action * row_width[r] + row_of[r, state]``."""
+        slot = int(self.slot_of[node])
+        if slot < 0:
+            raise LayoutError(f"node {node} is not a decision")
+        rnd = int(self.slot_round[slot])
+        if not 0 <= action < int(self.slot_actions[slot]):
+            raise LayoutError(f"node {node} has {int(self.slot_actions[slot])} actions, not {action + 1}")
+        return int(self.slot_offset[slot]) + action * int(self.row_width[rnd]) + int(self.row_of[rnd, state])
+
     def rows(self, storage: np.ndarray, slot: int, base: int = 0) -> np.ndarray:
         """(actions, row width) view of one slot's rows in ``storage``, whose first element is
         entry ``base`` (a chunk of a bigger storage)."""
@@ -374,38 +400,34 @@ class StrategyLayout:
 RULE_PREFIX = "rule_"
 
 
-def _older_modulus(templates: RoundTemplates, recall: int, remember_draws: bool) -> int:
-    """What a key keeps of a round older than ``recall``: its record modulo this (1: nothing;
-    (hand size + 1)^2: both draw counts)."""
-    return (templates.config.hand_size + 1) ** 2 if remember_draws and recall < templates.config.draws else 1
-
-
 def _checked_code_sizes(templates: RoundTemplates, recall: int, older: int) -> list[int]:
     """Codes per round of a recall rule's dense key table; LayoutError (before any key is
     enumerated) when the table would be too big."""
     sizes = [len(templates.pot_levels[r]) * templates.record_radix ** min(recall, r) * older ** max(r - recall, 0)
              * templates.n_phases(r) for r in range(templates.config.rounds)]
     if sum(sizes) > MAX_RULE_CODES:
-        what = f"recall {recall}" + (" with every draw count" if older > 1 else "")
+        what = f"recall {recall}" + (" with what older rounds keep" if older > 1 else "")
         raise LayoutError(f"{what} needs {sum(sizes):,} history keys, more than {MAX_RULE_CODES:,}: remember fewer "
-                          "rounds" + (" or forget older draw counts" if older > 1 else ""))
+                          "rounds" + (" or keep less of the older ones" if older > 1 else ""))
     return sizes
 
 
 def _key_digits(records: tuple, kept: int, radix: int, older: int) -> int:
-    """The records part of a key (see :class:`RecallRule`), records latest first."""
+    """The records part of a key (see :class:`RecallRule`): the kept records, latest first, then
+    the older rounds' codes."""
     digits = sum(rec * radix ** k for k, rec in enumerate(records[:kept]))
     scale = radix ** kept
-    for rec in records[kept:]:
-        digits += (rec % older) * scale
+    for code in records[kept:]:
+        digits += code * scale
         scale *= older
     return digits
 
 
-def recall_keys(templates: RoundTemplates, recall: int, older: int = 1) -> list[list[tuple]]:
+def recall_keys(templates: RoundTemplates, recall: int, older_code: np.ndarray | None = None,
+                older: int = 1) -> list[list[tuple]]:
     """Per round, the sorted history keys a recall rule tells apart at the round's start:
-    (pot level index, the records of the last ``recall`` rounds, latest first, then what is kept
-    of the older ones: their records modulo ``older``)."""
+    (pot level index, the records of the last ``recall`` rounds, latest first, then the codes
+    the older ones keep, ``older_code[round, record]``: nothing if ``older`` is 1)."""
     h1 = templates.config.hand_size + 1
     keys, out = {(0, ())}, []
     for r, template in enumerate(templates.rounds):
@@ -417,19 +439,24 @@ def recall_keys(templates: RoundTemplates, recall: int, older: int = 1) -> list[
                     new_pot = templates.pot_index(r + 1, templates.pot_levels[r][pot] + added)
                     for draws_pair in range(h1 * h1):
                         new = (o * h1 * h1 + draws_pair,) + records
-                        kept = new[:recall] + tuple(rec % older for rec in new[recall:])
-                        nxt.add((new_pot, kept if older > 1 else kept[:recall]))
+                        if older == 1 or len(new) <= recall:
+                            nxt.add((new_pot, new[:recall]))
+                        else:
+                            # the record that leaves the recall (round r - recall's) becomes its code
+                            code = int(older_code[r - recall, new[recall]])
+                            nxt.add((new_pot, new[:recall] + (code,) + new[recall + 1:]))
             keys = nxt
     return out
 
 
-def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False) -> list[int]:
+def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False,
+                         older_betting: str = DEFAULT_BETTING) -> list[int]:
     """Action rows per round of a layout by recall rule (without building it)."""
     h1 = templates.config.hand_size + 1
     rows = []
-    older = _older_modulus(templates, recall, remember_draws)
+    older_code, older = older_codes(templates, recall, remember_draws, older_betting)
     _checked_code_sizes(templates, recall, older)
-    for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older))):
+    for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older_code, older))):
         per_key = int(template.n_actions.astype(np.int64).sum())
         if r < templates.config.draws:
             per_key += template.n_outcomes * (1 + h1) * h1
@@ -516,7 +543,7 @@ def key_slot(rule, rnd, phase, pot, records, earliest_record):
         elif rule.older > 1:
             if record < 0:
                 return -1
-            digits += (record % rule.older) * scale
+            digits += rule.older_code[rnd - 1 - k, record] * scale
             scale *= rule.older
     p = pot_index(rule, rnd, pot)
     if p < 0 or digits < 0:

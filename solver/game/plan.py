@@ -23,6 +23,7 @@ import numba
 from abstractions.evaluator import get_evaluator
 
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
+from .history import describe_older
 from .layout import StrategyLayout, recall_rows_by_round
 from .rounds import RoundTemplates
 from .tree import TreeCounts, count_tree
@@ -139,8 +140,8 @@ class SolvePlan:
             f"entries:         {self.entries:,} (betting node, state) pairs",
         ]
         if self.config.recall >= 0:
-            older = ("of earlier rounds only the draw counts" if self.config.remember_draws
-                     else "earlier rounds are forgotten")
+            kept = describe_older(self.config.remember_draws, self.config.older_betting, "the draw counts")
+            older = f"of earlier rounds only {kept}" if kept else "earlier rounds are forgotten"
             lines.append(f"history:         strategies remember the pot and the last {self.config.recall} round(s); "
                          f"{older}")
         if self.bucketed:
@@ -195,13 +196,15 @@ def format_bytes(n: float) -> str:
     raise AssertionError
 
 
-def plan_solve(config: GameConfig) -> SolvePlan:
+def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> SolvePlan:
+    """The size and memory plan of solving ``config`` (``templates``: its round templates, if
+    made); :class:`solver.game.setup.GameSetup` makes it once per game."""
     counts = count_tree(config)
     states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
     widths = StrategyLayout.planned_row_widths(config.buckets, config.rounds, states)
-    templates = RoundTemplates.of(config)
+    templates = templates or RoundTemplates.of(config)
     rows = (counts.rows_by_round if config.recall < 0
-            else recall_rows_by_round(templates, config.recall, config.remember_draws))
+            else recall_rows_by_round(templates, config.recall, config.remember_draws, config.older_betting))
     storage = sum(r * w for r, w in zip(rows, widths))
     threads = numba.config.NUMBA_NUM_THREADS
     machine = machine_memory_bytes()

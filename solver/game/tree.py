@@ -288,6 +288,31 @@ def expand_tree(templates: RoundTemplates, first_round: int, pot: float = 0.0, r
     return PublicTree(config, **arrays)
 
 
+class StreamedGame:
+    """A public tree too big to build, as a built *trunk* (the first round and its draws, cut at
+    the second-round starts) and one *shape*: the subtree below a second-round start, the same
+    below every cut but for the pot (its contributions are relative to the cut's) and the
+    history above it (see :mod:`solver.cfr.streamed`, whose walks fill each cut from it)."""
+
+    def __init__(self, templates: RoundTemplates):
+        self.templates = templates
+        self.config = templates.config
+        self.trunk: PublicTree = expand_tree(templates, 0, last_round=0)
+        trunk = self.trunk
+        self.cut_nodes = np.nonzero((trunk.kind == BET) & (trunk.round == 1))[0].astype(np.int64)
+        self.cut_pot = trunk.pot[self.cut_nodes].astype(np.float64)
+        self.cut_record = trunk.records[self.cut_nodes, 0].astype(np.int64)
+        # The subtree below a second-round start, pot 0, its first-round record unknown (-1).
+        self.shape: PublicTree | None = expand_tree(templates, 1) if self.config.draws > 0 else None
+
+    @property
+    def n_nodes(self) -> int:
+        """Nodes of the whole public tree."""
+        shape = self.shape.n_nodes if self.shape is not None else 1
+        return self.trunk.n_nodes + len(self.cut_nodes) * (shape - 1)
+
+
+
 @dataclass(frozen=True)
 class TreeCounts:
     betting_nodes: int

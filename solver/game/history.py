@@ -1,0 +1,94 @@
+"""What strategies remember of the rounds older than their recall: one table of rules.
+
+A layout by recall rule (:class:`solver.game.layout.RecallRule`) keeps, of a
+decision's history, its round, the pot when the round started, the whole
+record of the last ``recall`` rounds and, of each round older than that, a
+*kept code*: what the rule keeps of that round's record (its betting outcome
+and both draw counts, ``o * (H + 1)^2 + d_bb * (H + 1) + d_button``; see
+:mod:`solver.game.rounds`). A rule is two parts, chosen in the config:
+
+- ``older_betting``: what is kept of an older round's betting (a row of
+  :data:`BETTING_RULES`: a code per betting outcome of each round);
+- ``remember_draws``: whether both draw counts are kept.
+
+A round's kept code is ``betting code * draw codes + draw code``; every code
+table is built here (:func:`older_codes`), and the layout, the plan and the
+kernels only read the table. A new rule is one row of :data:`BETTING_RULES`.
+
+>>> from solver.game.config import load_preset
+>>> from solver.game.rounds import RoundTemplates
+>>> templates = RoundTemplates.of(load_preset("double-draw"))
+>>> older = older_codes(templates, recall=0, remember_draws=False, older_betting="forget")
+>>> older.n_codes, int(older.code.max())
+(1, 0)
+>>> older_codes(templates, recall=0, remember_draws=True, older_betting="forget").n_codes   # 5 x 5 draw counts
+25
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from .rounds import RoundTemplate
+
+
+class BettingRule(NamedTuple):
+    """What a recall rule keeps of an older round's betting."""
+
+    describe: str   # how a game's name says it ("" for forgetting it)
+    codes: Callable[[RoundTemplate, float], np.ndarray]  # (template, bet size) -> (outcomes,) dense codes from 0
+
+
+def _forget(template: RoundTemplate, bet: float) -> np.ndarray:
+    return np.zeros(template.n_outcomes, np.int64)
+
+
+# One row per rule; the first is the default (and what files written before rules existed did).
+BETTING_RULES: dict[str, BettingRule] = {
+    "forget": BettingRule("", _forget),
+}
+DEFAULT_BETTING = "forget"
+
+
+class OlderCodes(NamedTuple):
+    """The kept code of every record of every round (``code[round, record]``) and how many codes
+    there are (the radix of an older round's digit in a key)."""
+
+    code: np.ndarray   # (rounds, record radix) int64
+    n_codes: int
+
+
+def older_codes(templates, recall: int, remember_draws: bool, older_betting: str) -> OlderCodes:
+    """The code table of a recall rule's older rounds. With ``recall`` = the number of draws no
+    round is older, and the table keeps nothing."""
+    config = templates.config
+    h1 = config.hand_size + 1
+    radix = templates.record_radix
+    draw_codes = h1 * h1 if remember_draws else 1
+    betting = BETTING_RULES[older_betting]
+    outcome_codes = [betting.codes(t, config.bets[r]) for r, t in enumerate(templates.rounds)]
+    n_betting = max(int(c.max()) + 1 for c in outcome_codes)
+    if recall >= config.draws or (draw_codes == 1 and n_betting == 1):
+        return OlderCodes(np.zeros((config.rounds, radix), np.int64), 1)
+    record = np.arange(radix)
+    outcome, draws = record // (h1 * h1), record % (h1 * h1)
+    code = np.zeros((config.rounds, radix), np.int64)
+    for r, codes in enumerate(outcome_codes):
+        known = outcome < len(codes)   # records past a round's outcomes never occur
+        code[r, known] = codes[outcome[known]] * draw_codes + (draws[known] if remember_draws else 0)
+    return OlderCodes(code, n_betting * draw_codes)
+
+
+def modulus_codes(rounds: int, radix: int, older: int) -> np.ndarray:
+    """The code table of files written before rules had tables: an older round's record modulo
+    ``older`` (1: nothing; (H + 1)^2: both draw counts)."""
+    return np.tile(np.arange(radix, dtype=np.int64) % older, (rounds, 1))
+
+
+def describe_older(remember_draws: bool, older_betting: str, draws: str = "every draw") -> str:
+    """What is kept of the older rounds, as a game's name says it after "recall N rounds" (and
+    a plan with ``draws`` = "the draw counts"); "" for nothing."""
+    parts = [p for p in (BETTING_RULES[older_betting].describe, draws if remember_draws else "") if p]
+    return " and ".join(parts)
