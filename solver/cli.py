@@ -119,14 +119,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 0
     config = _game_config(args)
     if args.machines is not None:
-        import dataclasses
-
         from .cfr.distributed import cluster_plan
 
         if args.machine_memory is None or args.machine_cores is None:
             raise CliError("--machines needs --machine-memory GiB and --machine-cores N")
         # The cluster plan is for the game at full resolution: no buckets, the whole history.
-        full = dataclasses.replace(config, buckets=(), recall=-1, remember_draws=False)
+        full = config.at_full_resolution()
         plan = cluster_plan(full, args.machines, int(args.machine_memory * 2 ** 30), args.machine_cores)
         print(json.dumps(plan.to_json()) if args.json else f"game:            {full.describe()} (full resolution)\n"
               + plan.describe())

@@ -32,7 +32,7 @@ from ..game.config import GameConfig
 from ..game.layout import LayoutError, StrategyLayout, config_row_maps
 from ..game.plan import SolvePlan, plan_solve
 from ..game.rounds import RoundTemplates
-from ..game.tree import BET, BET_LABELS, DRAW, N_SITUATIONS, PublicTree, expand_tree
+from ..game.tree import BET_LABELS, DRAW, N_SITUATIONS, StreamedGame  # noqa: F401  (StreamedGame: its old home)
 from . import kernels
 from .kernels import CutEntries, Cuts, Record
 from .walker import NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, normalised_slots, read_only, tree_arrays
@@ -74,27 +74,6 @@ def streamed_setup(config: GameConfig, row_of: np.ndarray | None = None, check_m
     recall = config.recall if config.recall >= 0 else config.draws
     layout = StrategyLayout.by_recall(templates, model.legal, recall, row_of, config.remember_draws)
     return StreamedSetup(plan, model, row_of, layout, StreamedGame(templates))
-
-
-class StreamedGame:
-    """The trunk, the shape and the cuts of a game's public tree (see the module docstring)."""
-
-    def __init__(self, templates: RoundTemplates):
-        self.templates = templates
-        self.config = templates.config
-        self.trunk: PublicTree = expand_tree(templates, 0, last_round=0)
-        trunk = self.trunk
-        self.cut_nodes = np.nonzero((trunk.kind == BET) & (trunk.round == 1))[0].astype(np.int64)
-        self.cut_pot = trunk.pot[self.cut_nodes].astype(np.float64)
-        self.cut_record = trunk.records[self.cut_nodes, 0].astype(np.int64)
-        # The subtree below a second-round start, pot 0, its first-round record unknown (-1).
-        self.shape: PublicTree | None = expand_tree(templates, 1) if self.config.draws > 0 else None
-
-    @property
-    def n_nodes(self) -> int:
-        """Nodes of the whole public tree."""
-        shape = self.shape.n_nodes if self.shape is not None else 1
-        return self.trunk.n_nodes + len(self.cut_nodes) * (shape - 1)
 
 
 NO_CUT_ENTRIES = CutEntries(np.zeros(0, np.int64), np.zeros((0, 0), np.int64))

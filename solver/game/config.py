@@ -172,9 +172,20 @@ class GameConfig:
         return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}{recall}"
 
     @property
+    def bucketed(self) -> bool:
+        """Whether some round asks for card buckets."""
+        return any(self.buckets)
+
+    @property
     def abstracted(self) -> bool:
         """Whether strategies are shared (card buckets or an abstraction of the public history)."""
-        return any(self.buckets) or self.recall >= 0
+        return self.bucketed or self.recall >= 0
+
+    @property
+    def abstract_game_ready(self) -> bool:
+        """Whether its abstract game (bucket vectors over a streamed tree) can be solved: card
+        buckets in every round and a recall."""
+        return bool(self.buckets) and all(self.buckets) and self.recall >= 0
 
     def at_full_resolution(self) -> "GameConfig":
         """The same game without abstraction: no card buckets, the whole public history remembered."""

@@ -467,7 +467,7 @@ def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws:
 def config_row_maps(config, n_states: int) -> np.ndarray | None:
     """The class -> row maps a config's card buckets ask for (k-means from
     :mod:`abstractions.buckets`, cached on disk); None at full resolution."""
-    if not any(config.buckets):
+    if not config.bucketed:
         return None
     from abstractions.buckets import bucket_map
 

@@ -87,12 +87,12 @@ class SolvePlan:
 
     @property
     def bucketed(self) -> bool:
-        return any(self.config.buckets)
+        return self.config.bucketed
 
     @property
     def abstract_game_ready(self) -> bool:
         """A streamed solve walks bucket vectors: it needs buckets in every round and a recall."""
-        return bool(self.config.buckets) and all(self.config.buckets) and self.config.recall >= 0
+        return self.config.abstract_game_ready
 
     @property
     def row_widths(self) -> list[int]:
@@ -211,8 +211,7 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
     # A game is streamed when a solve over its built tree would not fit.
     on_built_tree = storage * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
     # (Only a game with card buckets in every round and a recall can be solved streamed.)
-    abstract_ready = bool(config.buckets) and all(config.buckets) and config.recall >= 0
-    streamed = abstract_ready and max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
+    streamed = config.abstract_game_ready and max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
     if streamed:
         # the trunk and one shape, and per thread one cut's arrays; a regret delta of the storage;
         # the storage entry of every decision node (found once for every walk)
