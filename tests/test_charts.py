@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from solver.cfr.solve import solve
-from solver.cli import write_charts
 from solver.game.config import load_preset
 from solver.game.tree import BET_SITUATIONS, BIG_BLIND, BUTTON, build_tree, situation_pots
 from solver.tables import charts
@@ -240,7 +239,7 @@ def test_charts_from_tables_equal_charts_from_the_strategy(solved, figures, tmp_
     with the range only."""
     run = tmp_path / "run"
     shutil.copytree(solved, run)
-    write_charts(run)
+    charts.write_charts(run)
     ours, theirs = summarise(load_strategy(run)), summary_from_tables(run)
     assert ours.group_labels == theirs.group_labels
     for key in ours.situation_reach:
