@@ -34,8 +34,8 @@ from solver.arena.exploit import exploit  # noqa: E402
 from solver.arena.match import load_player, model_values, play_match  # noqa: E402
 from solver.cfr.locks import LockFile  # noqa: E402
 from solver.cfr.solve import solve  # noqa: E402
-from solver.cli import write_charts  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
+from solver.tables.charts import write_charts  # noqa: E402
 from solver.tables.reports import summarise  # noqa: E402
 from solver.tables.strategy import load_strategy  # noqa: E402
 

@@ -201,7 +201,7 @@ def _solve_and_report(args, config, algorithm, locks, ray, out, target, limit, i
     """cmd_solve's solve, charts and last lines (``say``: progress, silent with --quiet; ``tell``:
     always printed)."""
     from .cfr.solve import solve
-    from .tables.charts import convergence_chart
+    from .tables.charts import write_charts
 
     say(f"solving {config.describe()} with {algorithm} -> {out}")
     if ray is not None:
@@ -218,7 +218,7 @@ def _solve_and_report(args, config, algorithm, locks, ray, out, target, limit, i
     del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
     gc.collect()
     if args.no_charts:
-        charts = convergence_chart([out], out / "convergence", config.describe())
+        charts = write_charts(out, convergence_only=True)
     else:
         # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
         walks = f": two walks of the whole tree, {_whole_walks_minutes(config)}" if streamed else ""
@@ -413,41 +413,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_charts(directory, runs: list | None = None, out=None) -> list:
-    """All strategy charts of a solve directory (plus draws.csv); convergence of ``runs`` overlaid."""
-    import csv
-    from pathlib import Path
-
-    from .tables import charts
-    from .tables.reports import deal_ev_rows, draw_csv_rows, pat_snow_break_rows, situation_csv_rows, summarise
-    from .tables.strategy import load_strategy
-
-    strategy = load_strategy(directory)
-    out = Path(out or directory)
-    out.mkdir(parents=True, exist_ok=True)
-    game = strategy.config.describe()
-    summary = summarise(strategy)
-    written = []
-    for old in list(out.glob("draws.png")) + list(out.glob("draws.svg")) + list(out.glob("betting.*")):
-        old.unlink()  # one tall chart each before charts were split by situation
-    written += charts.plot_summary(summary, strategy.config.hand_size, out, game)
-    dirs = [Path(d) for d in (runs or [directory])]
-    games = {d: (load_strategy(d).config.describe() if d != Path(directory) else game) for d in dirs
-             if (d / "convergence.csv").is_file()}
-    written += charts.convergence_chart(list(games), out / "convergence", game, games)
-    for name, rows in (("draws.csv", list(draw_csv_rows(summary, strategy.config.hand_size))),
-                       ("pat_snow_break.csv", list(pat_snow_break_rows(summary))),
-                       ("situations.csv", list(situation_csv_rows(summary, strategy.config.hand_size))),
-                       ("ev_by_hand.csv", list(deal_ev_rows(summary)))):
-        with atomic_write(out / name, "w") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
-            writer.writeheader()
-            writer.writerows(rows)
-        written.append(out / name)
-    return written
-
-
 def cmd_plot(args: argparse.Namespace) -> int:
+    from .tables.charts import write_charts
+
     written = write_charts(args.dirs[0], args.dirs, args.out)
     print(f"wrote {', '.join(str(p) for p in written)}")
     return 0

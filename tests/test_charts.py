@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from solver.cfr.solve import solve
-from solver.cli import write_charts
 from solver.game.config import load_preset
 from solver.game.tree import BET_SITUATIONS, BIG_BLIND, BUTTON, build_tree, situation_pots
 from solver.tables import charts
@@ -240,7 +239,7 @@ def test_charts_from_tables_equal_charts_from_the_strategy(solved, figures, tmp_
     with the range only."""
     run = tmp_path / "run"
     shutil.copytree(solved, run)
-    write_charts(run)
+    charts.write_charts(run)
     ours, theirs = summarise(load_strategy(run)), summary_from_tables(run)
     assert ours.group_labels == theirs.group_labels
     for key in ours.situation_reach:
@@ -310,3 +309,64 @@ def test_tables_recovered_from_a_charts_svg(solved, tmp_path):
     assert [r["iteration"] for r in back] == [r[0] for r in run]
     np.testing.assert_allclose([r["seconds"] for r in back], [r[1] for r in run], rtol=1e-5)
     np.testing.assert_allclose([r["exploitability_mbb"] for r in back], [r[2] for r in run], rtol=1e-5)
+
+
+def test_the_tables_write_the_charts_and_tables_badugi_plot_writes(solved, tmp_path, capsys):
+    """``charts.write_charts`` writes every chart kind of a solve (PNG and SVG, each titled with
+    the game) and its four CSV tables, the paths it returns; ``badugi plot`` writes the same
+    files, byte for byte, through it. With ``convergence_only`` (``solve --no-charts``) the
+    strategy is not read and the convergence chart is the same."""
+    from solver.cli import main
+    from solver.game.tree import street_name
+
+    config = load_preset("tiny-double-draw")
+    game = config.describe()
+    ours, cli = tmp_path / "tables" / "run", tmp_path / "cli" / "run"  # one name: the convergence legend's label
+    shutil.copytree(solved, ours)
+    shutil.copytree(solved, cli)
+    written = charts.write_charts(ours)
+    charts_names = ([f"draws_{d}" for d in range(1, config.rounds)] + ["pat_snow_break"]
+                    + [f"betting_{r}_{seat}" for r in range(config.rounds) for seat in ("big-blind", "button")]
+                    + ["ev_by_hand", "convergence"])
+    tables = ["draws.csv", "pat_snow_break.csv", "situations.csv", "ev_by_hand.csv"]
+    assert sorted(p.name for p in written) == sorted([f"{n}.{s}" for n in charts_names for s in ("png", "svg")]
+                                                      + tables)
+    assert all(p.parent == ours and p.stat().st_size > 0 for p in written)
+    titles = {"draws_1": f"{game}: cards drawn by hand", "pat_snow_break": f"{game}: standing pat",
+              "betting_0_button": f"button betting {street_name(0)}",
+              "ev_by_hand": f"{game}: expected value by dealt hand",
+              "convergence": f"{game}: convergence"}
+    for name, title in titles.items():
+        assert f"<!-- {title}" in (ours / f"{name}.svg").read_text(), (name, title)
+    assert main(["plot", str(cli)]) == 0
+    printed = capsys.readouterr().out
+    assert printed == "wrote " + ", ".join(str(cli / p.name) for p in written) + "\n"
+    for p in written:
+        assert (cli / p.name).read_bytes() == p.read_bytes(), p.name
+    alone = tmp_path / "alone" / "run"
+    shutil.copytree(solved, alone)
+    (alone / "strategy.npz").unlink()
+    (alone / "checkpoint.npz").unlink()
+    only = charts.write_charts(alone, convergence_only=True)
+    assert [p.name for p in only] == ["convergence.png", "convergence.svg"]
+    assert (alone / "convergence.svg").read_bytes() == (ours / "convergence.svg").read_bytes()
+
+
+def test_no_chart_is_drawn_in_the_cli():
+    """cli.py handles arguments and prints: no function of it draws a chart, and of the chart
+    module it uses only write_charts (and constants)."""
+    import ast
+    from pathlib import Path
+
+    import solver.cli
+
+    tree = ast.parse(Path(solver.cli.__file__).read_text())
+    defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert "cmd_plot" in defined  # the scan reads the real module
+    assert [name for name in defined if "chart" in name.lower()] == []
+    imported = {alias.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                and (n.module or "").endswith("tables.charts") for alias in n.names}
+    assert "write_charts" in imported
+    assert {name for name in imported if not name.isupper()} == {"write_charts"}
+    calls = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+    assert not calls & {"plot_summary", "convergence_chart", "savefig", "write_tables"}

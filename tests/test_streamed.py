@@ -399,7 +399,7 @@ def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tree_less):
     """A strategy saved without its tree gets its summary (draw, pat/snow/break, betting and EV
     figures) from streamed evaluate walks: the same figures as the node-by-node summary of the
     same strategy on its built tree."""
-    from solver.cli import write_charts
+    from solver.tables.charts import write_charts
     from solver.tables.reports import summarise
 
     run, saved, built = tree_less

@@ -416,6 +416,39 @@ def convergence_chart(directories: list, path: Path, game: str, games: dict | No
                             certificates)
 
 
+def write_charts(directory: str | Path, runs: list | None = None, out: str | Path | None = None, *,
+                 convergence_only: bool = False) -> list[Path]:
+    """Every chart of a solve directory drawn from its strategy (draws, pat/snow/break, betting by
+    situation, EV by hand, each as PNG and SVG) and its compact tables (draws.csv,
+    pat_snow_break.csv, situations.csv, ev_by_hand.csv), into ``out`` (default: the directory),
+    then the convergence chart of ``runs`` (default: the directory) overlaid. With
+    ``convergence_only``, the directory's convergence chart alone, the game named by its
+    ``summary.json``: the strategy is not read (``badugi solve --no-charts``). Returns the paths
+    written, in that order."""
+    from .reports import summarise, write_tables
+    from .strategy import load_strategy
+
+    directory = Path(directory)
+    if convergence_only:
+        game = json.loads((directory / "summary.json").read_text())["game"]
+        out = Path(out or directory)
+        out.mkdir(parents=True, exist_ok=True)
+        return convergence_chart([directory], out / "convergence", game)
+    strategy = load_strategy(directory)
+    out = Path(out or directory)
+    out.mkdir(parents=True, exist_ok=True)
+    game = strategy.config.describe()
+    summary = summarise(strategy)
+    for old in list(out.glob("draws.png")) + list(out.glob("draws.svg")) + list(out.glob("betting.*")):
+        old.unlink()  # one tall chart each before charts were split by situation
+    written = plot_summary(summary, strategy.config.hand_size, out, game)
+    dirs = [Path(d) for d in (runs or [directory])]
+    games = {d: (load_strategy(d).config.describe() if d != directory else game) for d in dirs
+             if (d / "convergence.csv").is_file()}
+    written += convergence_chart(list(games), out / "convergence", game, games)
+    return written + write_tables(summary, strategy.config.hand_size, out)
+
+
 def redraw_from_tables(directory: str | Path, config=None) -> list[Path]:
     """Every chart of a solve directory drawn again from its tables (``situations.csv``,
     ``pat_snow_break.csv``, ``ev_by_hand.csv``, ``convergence.csv`` where there is one) and

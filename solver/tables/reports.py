@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from abstractions.cards import rank_name
+from abstractions.files import atomic_write
 from abstractions.evaluator import get_evaluator
 
 from ..game.config import GameConfig
@@ -254,6 +255,24 @@ def deal_ev_rows(summary: Summary):
 
 
 TABLES = ("situations.csv", "pat_snow_break.csv", "ev_by_hand.csv")  # what summary_from_tables reads
+
+
+def write_tables(summary: Summary, hand_size: int, directory: str | Path) -> list[Path]:
+    """The compact CSV tables of a summary (draws.csv, pat_snow_break.csv, situations.csv,
+    ev_by_hand.csv) into ``directory``, each whole or not at all; :func:`summary_from_tables` reads
+    them back."""
+    directory = Path(directory)
+    written = []
+    for name, rows in (("draws.csv", list(draw_csv_rows(summary, hand_size))),
+                       ("pat_snow_break.csv", list(pat_snow_break_rows(summary))),
+                       ("situations.csv", list(situation_csv_rows(summary, hand_size))),
+                       ("ev_by_hand.csv", list(deal_ev_rows(summary)))):
+        with atomic_write(directory / name, "w") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seat"])
+            writer.writeheader()
+            writer.writerows(rows)
+        written.append(directory / name)
+    return written
 
 
 def summary_from_tables(directory: str | Path, config: GameConfig | None = None) -> Summary:
