@@ -15,7 +15,8 @@ import reference_game as ref
 from abstractions.transitions import get_draw_model
 from solver.cfr.engine import Engine
 from solver.cfr.sampled import SampledEngine
-from solver.cfr.streamed import StreamedGame, StreamedWalker
+from solver.cfr.streamed import StreamedWalker
+from solver.game.tree import StreamedGame
 from solver.cfr import kernels
 from solver.game.config import GameConfig, load_preset
 from solver.game.layout import LayoutError, StrategyLayout

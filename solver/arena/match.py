@@ -21,15 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from abstractions.evaluator import get_evaluator
-from abstractions.transitions import get_draw_model
 
 from ..cfr.files import STRATEGY_NAME, load_strategy_file
 from ..cfr.walker import Walker, read_only
 from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from ..game.layout import StrategyLayout, no_layout, no_rule
 from ..game.rounds import RoundTemplates
-from ..game.plan import SolveTooLarge, format_bytes, plan_solve
-from ..game.tree import PublicTree, build_tree
+from ..game.plan import SolveTooLarge, format_bytes
+from ..game.setup import GameSetup
+from ..game.tree import PublicTree
 from . import simulator
 
 BASELINES = ("rule", "station", "random")
@@ -280,18 +280,17 @@ class ModelGame:
 
     @classmethod
     def of(cls, config) -> "ModelGame":
-        plan = plan_solve(config)
+        setup = GameSetup(config.at_full_resolution())
+        plan = setup.plan
         plan.check_tree_fits()
         if not plan.fits:
             raise SolveTooLarge(f"{config.describe()}: exact values in the model (and best responses) need a "
                                 f"strategy per value class on the built tree, about {format_bytes(plan.bytes)}, more than this machine's "
                                 f"{format_bytes(plan.machine_bytes)} allows")
-        tree = build_tree(config)
-        model = get_draw_model(config.ranks, config.suits, config.hand_size)
-        layout = StrategyLayout.build(tree, model.legal)
+        tree, layout = setup.tree, setup.layout
         sizes = np.diff(layout.slot_offset)
         entry_seat = np.repeat(layout.slot_seat.astype(np.int8), sizes)
-        return cls(config, tree, layout, Walker(tree, layout, model), MatchGame.of(config),
+        return cls(config, tree, layout, Walker(tree, layout, setup.model), MatchGame.of(config),
                    hand_of_each_class(config), entry_seat)
 
     def policy(self, player: Player, seats=(0, 1), out: np.ndarray | None = None) -> np.ndarray:

@@ -32,7 +32,7 @@ from ..game.config import GameConfig
 from ..game.layout import LayoutError, StrategyLayout, config_row_maps
 from ..game.plan import SolvePlan, plan_solve
 from ..game.rounds import RoundTemplates
-from ..game.tree import BET_LABELS, DRAW, N_SITUATIONS, StreamedGame  # noqa: F401  (StreamedGame: its old home)
+from ..game.tree import BET_LABELS, DRAW, N_SITUATIONS, StreamedGame
 from . import kernels
 from .kernels import CutEntries, Cuts, Record
 from .walker import NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, normalised_slots, read_only, tree_arrays

@@ -198,7 +198,8 @@ class Strategy:
     @cached_property
     def streamed(self):
         """Walks of a game whose tree is never built (made on first use)."""
-        from ..cfr.streamed import StreamedGame, StreamedWalker
+        from ..cfr.streamed import StreamedWalker
+        from ..game.tree import StreamedGame
 
         return StreamedWalker(StreamedGame(self.templates), self.layout, self.draw_model)
 
