@@ -69,8 +69,8 @@ def test_streamed_walks_of_a_strategy_that_leaves_cuts_unreached():
     # (here of no node) walks everything: the same bits, on both trees.
     n = engine.n_states
     unpruned = kernels.no_record(engine.tree.n_nodes, n)._replace(reach=np.zeros((1, 2, n)))
-    shape_unpruned = walker.shape_record._replace(reach=np.zeros((1, 2, n)))
-    trunk_unpruned = walker.no_record._replace(reach=np.zeros((1, 2, n)))
+    shape_unpruned = walker.arrays.shape_record._replace(reach=np.zeros((1, 2, n)))
+    trunk_unpruned = walker.arrays.no_record._replace(reach=np.zeros((1, 2, n)))
     for seat, policy in ((0, kernels.BEST_RESPONSE), (1, kernels.BEST_RESPONSE), (0, kernels.EVALUATE)):
         assert (engine.walker.walk(seat, policy, engine.regret, record=unpruned)
                 == engine.walker.walk(seat, policy, engine.regret))
@@ -96,8 +96,7 @@ def test_cut_entries_are_what_each_walk_finds(config, recall, draws):
     assert entries.table.shape == (len(game.cut_nodes), int((shape.kind <= DRAW).sum()))
     contrib, offsets = np.empty((shape.n_nodes, 2)), np.empty(shape.n_nodes, np.int64)
     for c in range(len(game.cut_nodes)):
-        kernels.fill_cut(walker.shape_arrays, *walker.shape_annotations, game.cut_pot[c], game.cut_record[c],
-                         walker.rule, contrib, offsets)
+        kernels.fill_cut(walker.arrays.tree, c, contrib, offsets)
         assert np.array_equal(entries.table[c], offsets[entries.decisions])
     assert (entries.table >= 0).any() and len(np.unique(entries.table)) > len(game.cut_nodes)
     looked_up = StreamedWalker(game, engine.layout, walker.model, NO_CUT_ENTRIES)
@@ -111,6 +110,7 @@ def test_a_pruned_update_walk_is_the_full_walk():
     traverser's regrets are those of the full walk, and the sums it adds (the opponent's) are the
     ones the opponent's own full walk adds, on a strategy where many subtrees are skipped."""
     from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.streamed import update_streamed
     from solver.cfr.walker import read_only
 
     config = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
@@ -121,13 +121,12 @@ def test_a_pruned_update_walk_is_the_full_walk():
     def walk(seat, policy):
         engine.regret[:], engine.strat_sum[:] = regret, sums
         adding = kernels.Discount(1.0, 1.0, 0.0, 1.0, 2.5)
-        kernels.update_streamed(seat, policy, adding, engine.bucket_game.deal_prob, engine.trunk_arrays,
-                                engine.trunk_layout, engine.cuts, engine.game.cut_pot, engine.game.cut_record,
-                                engine.shape_arrays, *engine.shape_annotations, engine.shape_cuts, engine.shape_record,
-                                engine.rule, engine.cut_entries, engine.draws, read_only(regret.copy()), engine.regret,
-                                engine.strat_sum,
-                                engine._delta, *engine.chunks(2), engine.no_record)
-        return engine.regret.copy(), engine.strat_sum.copy(), (engine.cuts.reach[:, 1 - seat].sum(axis=1) == 0).sum()
+        arrays = engine.arrays
+        storage = kernels.Storage(read_only(regret.copy()), engine.regret, engine.strat_sum, engine._delta)
+        update_streamed(seat, policy, adding, engine.bucket_game.deal_prob, arrays.tree, arrays.shape_record,
+                        arrays.draws, storage, *engine.chunks(2), arrays.no_record)
+        cut_reach = arrays.tree.cuts.reach
+        return engine.regret.copy(), engine.strat_sum.copy(), (cut_reach[:, 1 - seat].sum(axis=1) == 0).sum()
 
     seat_of = np.repeat(engine.layout.slot_seat, np.diff(engine.layout.slot_offset))
     for seat in (0, 1):

@@ -53,9 +53,8 @@ from ..game.layout import LayoutError, StrategyLayout
 from ..game.plan import SolvePlan
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Schedule, discounted_update
-from .kernels import Cuts
-from .streamed import StreamedEngine, StreamedWalker, cut_entries, streamed_setup
-from .walker import Exploitability, draw_tables, read_only, tree_arrays
+from .streamed import StreamedEngine, StreamedWalker, cut_entries, streamed_arrays, streamed_setup, update_streamed
+from .walker import Exploitability, read_only
 
 
 class AbstractEngine(StreamedEngine):
@@ -102,28 +101,11 @@ class AbstractEngine(StreamedEngine):
         return self.schedule.algorithm
 
     def _prepare(self) -> None:
-        game, n = self.game, self.bucket_game.n_values
-        trunk = game.trunk
-        shape = game.shape if game.shape is not None else trunk
-        self.trunk_arrays = tree_arrays(trunk)
-        self.trunk_layout = self.game_layout.materialize(trunk).kernel_arrays()
-        index = np.full(trunk.n_nodes, -1, dtype=np.int64)
-        index[game.cut_nodes] = np.arange(len(game.cut_nodes))
-        n_cuts = max(len(game.cut_nodes), 1)
-        self.cuts = Cuts(game.cut_nodes, index, np.zeros((n_cuts, 3, n)), np.zeros((n_cuts, n)))
-        self.no_record = kernels.no_record(trunk.n_nodes, n)
-        self.shape_arrays = tree_arrays(shape)
-        self.shape_annotations = (shape.phase.astype(np.int64), shape.pot.astype(np.float64),
-                                  shape.records.astype(np.int64))
-        self.shape_cuts = Cuts(np.zeros(0, np.int64), np.full(shape.n_nodes, -1, np.int64), np.zeros((1, 3, n)),
-                               np.zeros((1, n)))
-        self.shape_record = kernels.no_record(shape.n_nodes, n)
-        self.rule = self.game_layout.rule.kernel_arrays(self.game_layout.slot_offset)
+        game = self.game
         # Every walk's storage entries below the cuts, found once (the certificate's too: one rule).
         self.cut_entries = cut_entries(game, self.game_layout)
-        self.draws = draw_tables(self.bucket_game, self.config.rounds)
-        self.cut_group = kernels.cut_groups(self.shape_arrays, *self.shape_annotations, game.cut_pot,
-                                            game.cut_record, self.rule, self.game_layout.n_slots)
+        self.arrays = streamed_arrays(game, self.game_layout, self.bucket_game, self.cut_entries)
+        self.cut_group = kernels.cut_groups(self.arrays.tree, self.game_layout.n_slots)
 
     def chunks(self, threads: int) -> tuple[np.ndarray, np.ndarray]:
         """Cuts in ``threads`` chunks, whole groups each (largest groups first, each to the chunk
@@ -142,7 +124,7 @@ class AbstractEngine(StreamedEngine):
 
     def run_iterations(self, n: int) -> None:
         """``n`` iterations of alternating updates (button, then big blind), each walk's subtree
-        groups in parallel (see :func:`kernels.update_streamed`)."""
+        groups in parallel (see :func:`solver.cfr.streamed.update_streamed`)."""
         threads = numba.get_num_threads()
         if self._chunks is None or len(self._chunks[1]) != threads + 1:
             self._chunks = self.chunks(threads)
@@ -157,14 +139,12 @@ class AbstractEngine(StreamedEngine):
                                           discount.sum_scale, discount.sum_scale, False)
             policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
             sums = None if self.pruned else self.strat_sum
+            tree = self.arrays.tree._replace(cut_entries=self.cut_entries)  # (a benchmark swaps them)
             for seat in (0, 1):
                 with discounted_update(layout, self.regret, sums, (seat,), discount) as adding:
-                    kernels.update_streamed(seat, policy, adding, self.bucket_game.deal_prob, self.trunk_arrays,
-                                            self.trunk_layout, self.cuts, self.game.cut_pot, self.game.cut_record,
-                                            self.shape_arrays, *self.shape_annotations, self.shape_cuts,
-                                            self.shape_record, self.rule, self.cut_entries, self.draws,
-                                            read_only(self.regret),
-                                            self.regret, self.strat_sum, self._delta, *self._chunks, self.no_record)
+                    storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
+                    update_streamed(seat, policy, adding, self.bucket_game.deal_prob, tree, self.arrays.shape_record,
+                                    self.arrays.draws, storage, *self._chunks, self.arrays.no_record)
             self.iteration = t
 
     # -- measuring ---------------------------------------------------------

@@ -52,7 +52,7 @@ cut nodes: the first draws when there are enough of them per thread, else the
 start of the second betting round). A ``COLLECT`` walk of the trunk stores the
 reach vectors that arrive at each cut node and computes no values, the
 subtrees below the cuts are walked in parallel (threads, each walking a chunk
-of cuts with :func:`traverse`; a streamed game's kernels use ``prange``), and a ``TRUNK``
+of cuts with :func:`traverse`; a streamed game's with :func:`walk_cut_chunk`), and a ``TRUNK``
 walk uses the values they returned. Each subtree writes only its own storage,
 so results do not depend on thread scheduling or on where the cuts are.
 
@@ -109,6 +109,22 @@ CutEntries = namedtuple("CutEntries", "decisions table")
 # (``solver.game.tree.situations``: what the player faces): strategy charts of games whose tree
 # is never built. Empty summaries (``no_record``) sum nothing.
 Record = namedtuple("Record", "index reach value summary column situation")
+# A streamed game (``solver.cfr.streamed``): the trunk's tree and layout arrays and its cuts
+# (``cuts``), each cut's pot and first-round record, the shape's tree arrays with each node's
+# phase, pot and earlier round records, the shape's own (empty) cuts, the recall rule
+# (``solver.game.layout.RuleArrays``) and the cut entries: built once in Python
+# (``solver.cfr.streamed.streamed_arrays``).
+StreamedTree = namedtuple("StreamedTree", "trunk trunk_layout cuts cut_pot cut_record shape shape_phase shape_pot "
+                                          "shape_records shape_cuts rule cut_entries")
+# An update walk's storage over a streamed game: the rows played (the regrets, read-only), the
+# regrets and strategy sums, and the regrets' delta (zero between walks).
+Storage = namedtuple("Storage", "play regret strat_sum delta")
+# A sampled walk's tree (:func:`sampled_walk`): the trunk and the shape as one tree (a cut's
+# children are the shape root's), its first ``n_trunk`` nodes the trunk's, and each node's phase,
+# pot and round records; the trunk's cuts, their pots and records, the trunk's storage entries,
+# the recall rule and the layout arrays.
+SampledTree = namedtuple("SampledTree", "tree n_trunk phase pot records cut_index cut_pot cut_record trunk_entry rule "
+                                        "layout")
 
 
 def no_record(n_nodes: int, n_states: int) -> Record:
@@ -785,17 +801,18 @@ def _shape_entry(rule, rnd, phase, pot, records, record):
 
 
 @njit(cache=True)
-def fill_cut(shape, shape_phase, shape_pot, shape_records, pot, record, rule, contrib, entry_offset):
-    """The arrays of one cut subtree from the shape every cut shares: contributions (the shape's
-    are relative to the cut's ``pot``) and each decision node's first entry under the recall
-    ``rule`` (the cut's first-round ``record`` completes the shape's records); -1 if a node's
-    key has no slot."""
+def fill_cut(game, c, contrib, entry_offset):
+    """The arrays of cut ``c``'s subtree of a streamed game (:data:`StreamedTree`) from the shape
+    every cut shares: contributions (the shape's are relative to the cut's pot) and each decision
+    node's first entry under the recall rule (the cut's first-round record completes the shape's
+    records); -1 if a node's key has no slot."""
+    shape, pot, record = game.shape, game.cut_pot[c], game.cut_record[c]
     _fill_contrib(shape, pot, contrib)
     for i in range(len(shape.kind)):
         entry_offset[i] = -1
         if shape.kind[i] <= DRAW:
-            entry_offset[i] = _shape_entry(rule, shape.node_round[i], shape_phase[i], shape_pot[i] + pot,
-                                           shape_records[i], record)
+            entry_offset[i] = _shape_entry(game.rule, shape.node_round[i], game.shape_phase[i],
+                                           game.shape_pot[i] + pot, game.shape_records[i], record)
 
 
 @njit(cache=True)
@@ -822,19 +839,19 @@ def cut_entry_table(decisions, shape_round, shape_phase, shape_pot, shape_record
 
 
 @njit(cache=True)
-def fill_cut_from(shape, pot, cut_entries, c, contrib, entry_offset):
-    """:func:`fill_cut` for cut ``c`` from a built :data:`CutEntries` table (``entry_offset`` of
-    nodes not among its decisions is left as it is: -1 from :func:`_cut_walker`)."""
-    _fill_contrib(shape, pot, contrib)
-    decisions, table = cut_entries.decisions, cut_entries.table
+def fill_cut_from(game, c, contrib, entry_offset):
+    """:func:`fill_cut` for cut ``c`` from the game's built :data:`CutEntries` table
+    (``entry_offset`` of nodes not among its decisions is left as it is: -1 from
+    :func:`_cut_walker`)."""
+    _fill_contrib(game.shape, game.cut_pot[c], contrib)
+    decisions, table = game.cut_entries.decisions, game.cut_entries.table
     for j in range(len(decisions)):
         entry_offset[decisions[j]] = table[c, j]
 
 
 @njit(cache=True)
 def _reached(cut_reach, c, seat):
-    """Whether ``seat`` reaches cut ``c`` at all (a function, out of the ``prange`` bodies: see
-    :func:`_clear_value`)."""
+    """Whether ``seat`` reaches cut ``c`` at all."""
     for s in range(cut_reach.shape[2]):
         if cut_reach[c, seat, s] != 0.0:
             return True
@@ -851,9 +868,10 @@ def _clear_value(cut_value, c):
 
 
 @njit(cache=True)
-def _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets, max_width):
+def _cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width):
     """One thread's buffers for walking cut subtrees: work buffers, and the shape's tree and layout
     arrays whose contributions and entries :func:`_walk_cut` fills for each cut."""
+    shape, trunk_layout = game.shape, game.trunk_layout
     work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
     contrib = np.empty((len(shape.kind), 2))
     entry_offset = np.full(len(shape.kind), -1, np.int64)
@@ -865,77 +883,59 @@ def _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets, max
 
 
 @njit(cache=True)
-def _walk_cut(c, skip_unreached, traverser, policy, discount, shape_phase, shape_pot, shape_records, cut_pot,
-              cut_record, rule, cut_entries, shape, tree, layout, draws, play, regret, strat_sum, cuts, shape_cuts,
+def _walk_cut(c, skip_unreached, traverser, policy, discount, game, tree, layout, draws, play, regret, strat_sum,
               work, record):
-    """Cut ``c``'s subtree (the shape with the cut's contributions and entries: from
-    ``cut_entries`` if its table is built) walked from the reach in ``cuts.reach[c]``, its value
-    into ``cuts.value[c]``; with ``skip_unreached``, a cut the opponent never reaches is worth
-    0 and not walked. ``tree`` and ``layout`` come from :func:`_cut_walker`."""
+    """Cut ``c``'s subtree of a streamed ``game`` (the shape with the cut's contributions and
+    entries: from ``game.cut_entries`` if its table is built) walked from the reach in
+    ``game.cuts.reach[c]``, its value into ``game.cuts.value[c]``; with ``skip_unreached``, a cut
+    the opponent never reaches is worth 0 and not walked. ``tree`` and ``layout`` come from
+    :func:`_cut_walker`."""
+    cuts = game.cuts
     if skip_unreached and not _reached(cuts.reach, c, 1 - traverser):
         _clear_value(cuts.value, c)
         return
-    if cut_entries.table.shape[0] > 0:
-        fill_cut_from(shape, cut_pot[c], cut_entries, c, tree.contrib, layout.entry_offset)
+    if game.cut_entries.table.shape[0] > 0:
+        fill_cut_from(game, c, tree.contrib, layout.entry_offset)
     else:
-        fill_cut(shape, shape_phase, shape_pot, shape_records, cut_pot[c], cut_record[c], rule, tree.contrib,
-                 layout.entry_offset)
+        fill_cut(game, c, tree.contrib, layout.entry_offset)
     traverse(np.zeros(1, np.int64), cuts.reach[c:c + 1], cuts.value[c:c + 1], traverser, policy, np.int64(FULL),
-             discount, tree, layout, draws, play, regret, strat_sum, shape_cuts, work, record)
+             discount, tree, layout, draws, play, regret, strat_sum, game.shape_cuts, work, record)
+
+
+@njit(cache=True)
+def walk_sizes(game, draws):
+    """``(max_depth, n_act_max, n_sets, max_width)`` of the work buffers of a streamed game's walks."""
+    trunk, shape = game.trunk, game.shape
+    return (max(trunk.max_depth, shape.max_depth), max(trunk.n_actions_max, shape.n_actions_max),
+            len(draws.set_size), game.trunk_layout.row_width.max())
+
+
+@njit(cache=True, nogil=True)
+def walk_cut_chunk(chunk, skip_unreached, traverser, policy, discount, game, draws, play, regret, strat_sum, record):
+    """Walk the subtrees below the cuts ``chunk`` of a streamed ``game`` (:data:`StreamedTree`),
+    in that order, each from its reach in ``game.cuts.reach``, its value into ``game.cuts.value``
+    (:func:`_walk_cut`), with one set of buffers; without the GIL, so threads walk chunks at once
+    (``solver.cfr.streamed``: one thread per chunk; not ``prange``, whose bodies cannot take
+    nested named tuples)."""
+    max_depth, n_act_max, n_sets, max_width = walk_sizes(game, draws)
+    n_states = game.cuts.reach.shape[2]
+    work, tree, layout = _cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width)
+    for j in range(len(chunk)):
+        _walk_cut(chunk[j], skip_unreached, traverser, policy, discount, game, tree, layout, draws, play, regret,
+                  strat_sum, work, record)
+    return 0
 
 
 @njit(cache=True, parallel=True)
-def traverse_streamed(traverser, policy, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape,
-                      shape_phase, shape_pot, shape_records, shape_cuts, shape_record, rule, cut_entries, draws, play,
-                      n_threads, record):
-    """A whole-tree walk (``BEST_RESPONSE`` or ``EVALUATE``) of a game whose tree is a built trunk
-    (the first round and its draws) and one shared shape for every subtree below the cuts (the
-    second round's starts); returns sum_s deal(s) * value(s).
-
-    The trunk is walked to collect the reach at each cut; each cut's subtree is the shape with
-    its own contributions and entries (:func:`fill_cut`), walked in parallel chunks; the trunk
-    walk then uses their values. A cut the opponent never reaches is worth 0 and not walked.
-    """
-    n_states = deal_prob.shape[0]
-    max_width = trunk_layout.row_width.max()
-    max_depth = max(trunk.max_depth, shape.max_depth)
-    n_act_max = max(trunk.n_actions_max, shape.n_actions_max)
-    n_sets = len(draws.set_size)
-    roots, root_reach, root_value = trunk_root(deal_prob)
-    n_cuts = len(cuts.nodes)
-    work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
-    no_storage = np.zeros(0, np.float32)
-    no_update = Discount(1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0)
-    first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(roots, root_reach, root_value, traverser, policy, first_mode, no_update, trunk, trunk_layout, draws, play,
-             no_storage, no_storage, cuts, work, record)
-    if n_cuts > 0:
-        n_chunks = max(1, min(n_cuts, n_threads))
-        # Each chunk sums its own summary; they are added in chunk order after the walks.
-        sums = np.zeros((n_chunks,) + record.summary.shape)
-        for chunk in prange(n_chunks):
-            chunk_record = Record(shape_record.index, shape_record.reach, shape_record.value, sums[chunk],
-                                  shape_record.column, shape_record.situation)
-            chunk_work, tree, layout = _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets,
-                                                   max_width)
-            for c in range(chunk * n_cuts // n_chunks, (chunk + 1) * n_cuts // n_chunks):
-                _walk_cut(c, True, traverser, policy, no_update, shape_phase, shape_pot, shape_records, cut_pot,
-                          cut_record, rule, cut_entries, shape, tree, layout, draws, play, no_storage, no_storage, cuts,
-                          shape_cuts, chunk_work, chunk_record)
-        summary = record.summary
-        for chunk in range(n_chunks):
-            summary += sums[chunk]
-        traverse(roots, root_reach, root_value, traverser, policy, np.int64(TRUNK), no_update, trunk, trunk_layout,
-                 draws, play, no_storage, no_storage, cuts, work, record)
-    total = 0.0
-    for s in range(n_states):
-        total += deal_prob[s] * root_value[0, s]
-    return total
+def add_delta(regret, delta):
+    """``regret += delta``, then ``delta = 0`` (an update walk's regrets of the cut subtrees)."""
+    for i in prange(len(regret)):
+        regret[i] += delta[i]
+        delta[i] = 0.0
 
 
 @njit(cache=True, fastmath=True)
-def sampled_walk(traverser, weight, sampling, rng, deal_prob, tree, n_trunk, phase, pot, records, cut_index,
-                 cut_pot, cut_record, trunk_entry, rule, layout, draws, regret, strat_sum, work, sampled, entry_at):
+def sampled_walk(traverser, weight, sampling, rng, deal_prob, game, draws, regret, strat_sum, work, sampled, entry_at):
     """One vector-form Monte Carlo CFR walk for ``traverser`` (external sampling of the opponent's
     public actions: Lanctot et al. 2009, in vector form as Johanson et al. 2012); returns the
     traverser's value at the root, sum_s deal(s) * value(s) (an unbiased estimate).
@@ -955,6 +955,10 @@ def sampled_walk(traverser, weight, sampling, rng, deal_prob, tree, n_trunk, pha
     ``SAMPLE_DRAWS`` only at his draws (his betting is walked whole), ``SAMPLE_NONE`` nowhere
     (full width).
     """
+    tree, n_trunk, phase, pot, records = game.tree, game.n_trunk, game.phase, game.pot, game.records
+    cut_index, cut_pot, cut_record, trunk_entry, rule = (game.cut_index, game.cut_pot, game.cut_record,
+                                                         game.trunk_entry, game.rule)
+    layout = game.layout
     kind, seat, contrib, first_child, n_children, node_round = (tree.kind, tree.seat, tree.contrib,
                                                                  tree.first_child, tree.n_children, tree.node_round)
     row_width, row_of, legal_mask = layout.row_width, layout.row_of, layout.legal_mask
@@ -1149,10 +1153,11 @@ def _root(parent, i):
 
 
 @njit(cache=True)
-def cut_groups(shape, shape_phase, shape_pot, shape_records, cut_pot, cut_record, rule, n_slots):
-    """The group of each cut of a streamed game: cuts whose subtrees share a slot (histories the
-    recall rule does not tell apart) are in one group, named by its first cut. Update walks of
-    different groups write disjoint storage."""
+def cut_groups(game, n_slots):
+    """The group of each cut of a streamed game (:data:`StreamedTree`): cuts whose subtrees share a
+    slot (histories the recall rule does not tell apart) are in one group, named by its first
+    cut. Update walks of different groups write disjoint storage."""
+    shape, cut_pot, cut_record, rule = game.shape, game.cut_pot, game.cut_record, game.rule
     n_cuts = len(cut_pot)
     parent = np.arange(n_cuts)
     owner = np.full(n_slots, -1, np.int64)
@@ -1160,8 +1165,8 @@ def cut_groups(shape, shape_phase, shape_pot, shape_records, cut_pot, cut_record
         for i in range(len(shape.kind)):
             if shape.kind[i] > DRAW:
                 continue
-            slot = key_slot(rule, shape.node_round[i], shape_phase[i], shape_pot[i] + cut_pot[c], shape_records[i],
-                            cut_record[c])
+            slot = key_slot(rule, shape.node_round[i], game.shape_phase[i], game.shape_pot[i] + cut_pot[c],
+                            game.shape_records[i], cut_record[c])
             if slot < 0:
                 continue
             if owner[slot] < 0:
@@ -1174,53 +1179,3 @@ def cut_groups(shape, shape_phase, shape_pot, shape_records, cut_pot, cut_record
     for c in range(n_cuts):
         group[c] = _root(parent, c)
     return group
-
-
-@njit(cache=True, parallel=True)
-def update_streamed(traverser, policy, adding, deal_prob, trunk, trunk_layout, cuts, cut_pot, cut_record, shape, shape_phase,
-                    shape_pot, shape_records, shape_cuts, shape_record, rule, cut_entries, draws, play, regret,
-                    strat_sum, regret_delta, chunk_cuts, chunk_start, record):
-    """One seat's update walk over a streamed game (see :func:`traverse_streamed`), whose public
-    nodes share slots; returns the root value.
-
-    The cut subtrees are walked in parallel chunks of whole cut groups (:func:`cut_groups`:
-    chunk ``k`` walks cuts ``chunk_cuts[chunk_start[k]:chunk_start[k + 1]]``, each group's in
-    increasing order), so no two threads write one entry and every entry receives its additions
-    in one order whatever the number of threads. Strategy sums are added in place (no walk reads
-    them); regrets go to ``regret_delta`` (zero on entry, zeroed again on return), added to
-    ``regret`` after the walks, which read the iteration's strategy from ``play`` (the regrets).
-    The trunk (the first round, whose slots no subtree shares) is updated last, in place.
-    ``policy``: ``UPDATE``, or ``UPDATE_PRUNED`` (cuts and subtrees the opponent never reaches
-    are skipped; the opponent's strategy sums are the ones added). ``adding``: a discount that
-    only adds.
-    """
-    n_states = deal_prob.shape[0]
-    max_width = trunk_layout.row_width.max()
-    max_depth = max(trunk.max_depth, shape.max_depth)
-    n_act_max = max(trunk.n_actions_max, shape.n_actions_max)
-    n_sets = len(draws.set_size)
-    n_cuts = len(cuts.nodes)
-    roots, root_reach, root_value = trunk_root(deal_prob)
-    work = make_work(max_depth, n_act_max, n_states, n_sets, max_width)
-    first_mode = FULL if n_cuts == 0 else COLLECT
-    traverse(roots, root_reach, root_value, traverser, policy, first_mode, adding, trunk, trunk_layout, draws, play,
-             regret, strat_sum, cuts, work, record)
-    if n_cuts > 0:
-        n_chunks = len(chunk_start) - 1
-        pruned = policy == UPDATE_PRUNED
-        for chunk in prange(n_chunks):
-            chunk_work, tree, layout = _cut_walker(shape, trunk_layout, max_depth, n_act_max, n_states, n_sets,
-                                                   max_width)
-            for j in range(chunk_start[chunk], chunk_start[chunk + 1]):
-                _walk_cut(chunk_cuts[j], pruned, traverser, policy, adding, shape_phase, shape_pot, shape_records,
-                          cut_pot, cut_record, rule, cut_entries, shape, tree, layout, draws, play, regret_delta,
-                          strat_sum, cuts, shape_cuts, chunk_work, shape_record)
-        for i in prange(len(regret)):
-            regret[i] += regret_delta[i]
-            regret_delta[i] = 0.0
-        traverse(roots, root_reach, root_value, traverser, policy, np.int64(TRUNK), adding, trunk, trunk_layout,
-                 draws, play, regret, strat_sum, cuts, work, record)
-    total = 0.0
-    for s in range(n_states):
-        total += deal_prob[s] * root_value[0, s]
-    return total

@@ -75,23 +75,21 @@ class SampledEngine(StreamedEngine):
             n_children[game.cut_nodes] = shape.n_children[0]
         trunk_arrays = tree_arrays(trunk)
         shape_depth = tree_arrays(shape).max_depth if shape is not None else 0
-        self.tree_arrays = TreeArrays(np.concatenate([p.kind for p in parts]), np.concatenate([p.seat for p in parts]),
-                                      np.concatenate([p.contrib for p in parts]), first_child, n_children,
-                                      np.concatenate([p.round.astype(np.int64) for p in parts]),
-                                      trunk_arrays.max_depth + shape_depth + 1,
-                                      max(int(p.n_children.max()) for p in parts))
-        self.annotations = (np.concatenate([p.phase.astype(np.int64) for p in parts]),
-                            np.concatenate([p.pot.astype(np.float64) for p in parts]),
-                            np.concatenate([p.records.astype(np.int64) for p in parts]))
+        tree = TreeArrays(np.concatenate([p.kind for p in parts]), np.concatenate([p.seat for p in parts]),
+                          np.concatenate([p.contrib for p in parts]), first_child, n_children,
+                          np.concatenate([p.round.astype(np.int64) for p in parts]),
+                          trunk_arrays.max_depth + shape_depth + 1, max(int(p.n_children.max()) for p in parts))
         index = np.full(n_trunk, -1, np.int64)
         index[game.cut_nodes] = np.arange(len(game.cut_nodes))
-        self.cut_index = index
-        self.trunk_entry = self.layout.materialize(trunk).entry_offset
-        self.rule = self.layout.rule.kernel_arrays(self.layout.slot_offset)
-        self.layout_arrays = self.layout.kernel_arrays()
+        self.walk_tree = kernels.SampledTree(
+            tree, n_trunk, np.concatenate([p.phase.astype(np.int64) for p in parts]),
+            np.concatenate([p.pot.astype(np.float64) for p in parts]),
+            np.concatenate([p.records.astype(np.int64) for p in parts]), index, game.cut_pot, game.cut_record,
+            self.layout.materialize(trunk).entry_offset, self.layout.rule.kernel_arrays(self.layout.slot_offset),
+            self.layout.kernel_arrays())
         self.draws = draw_tables(self.model, self.config.rounds)
-        depth = self.tree_arrays.max_depth
-        self.work = kernels.make_work(depth, self.tree_arrays.n_actions_max, self.n_states, self.model.n_sets,
+        depth = tree.max_depth
+        self.work = kernels.make_work(depth, tree.n_actions_max, self.n_states, self.model.n_sets,
                                       int(self.layout.row_width.max()))
         self.sampled = np.zeros(depth + 1, np.int64)
         self.entry_at = np.zeros(depth + 1, np.int64)
@@ -103,11 +101,8 @@ class SampledEngine(StreamedEngine):
             t = self.iteration + 1
             for traverser in (0, 1):
                 rng = np.array([stream_seed(self.seed, 2 * t + traverser)], dtype=np.uint64)
-                kernels.sampled_walk(traverser, float(t), self.sampling, rng, self.model.deal_prob,
-                                     self.tree_arrays, self.game.trunk.n_nodes, *self.annotations, self.cut_index,
-                                     self.game.cut_pot, self.game.cut_record, self.trunk_entry, self.rule,
-                                     self.layout_arrays, self.draws, self.regret, self.strat_sum, self.work,
-                                     self.sampled, self.entry_at)
+                kernels.sampled_walk(traverser, float(t), self.sampling, rng, self.model.deal_prob, self.walk_tree,
+                                     self.draws, self.regret, self.strat_sum, self.work, self.sampled, self.entry_at)
             self.iteration = t
 
     def average_strategy(self, node_slot: int) -> np.ndarray:

@@ -34,8 +34,9 @@ from ..game.plan import SolvePlan, plan_solve
 from ..game.rounds import RoundTemplates
 from ..game.tree import BET_LABELS, DRAW, N_SITUATIONS, StreamedGame
 from . import kernels
-from .kernels import CutEntries, Cuts, Record
-from .walker import NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, normalised_slots, read_only, tree_arrays
+from .kernels import CutEntries, Cuts, Discount, DrawTables, Record, Storage, StreamedTree
+from .walker import (NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, in_threads, normalised_slots,
+                     read_only, tree_arrays)
 
 
 class WalkSummary(NamedTuple):
@@ -95,6 +96,115 @@ def cut_entries(game: StreamedGame, layout: StrategyLayout) -> CutEntries:
     return CutEntries(decisions, table)
 
 
+class StreamedArrays(NamedTuple):
+    """What the kernels walk a streamed game with, built once (:func:`streamed_arrays`)."""
+
+    tree: StreamedTree     # the kernels' group of the trunk, the shape and the cuts
+    draws: DrawTables      # the draw model's (a bucket game's, in an abstract game)
+    no_record: Record      # the trunk's nodes: records nothing
+    shape_record: Record   # the shape's nodes: records nothing
+
+
+def streamed_arrays(game: StreamedGame, layout: StrategyLayout, model,
+                    entries: CutEntries = NO_CUT_ENTRIES) -> StreamedArrays:
+    """The kernels' arrays of ``game`` under ``layout`` (by recall rule) with the private states
+    and draws of ``model`` (a :class:`DrawModel`, or a bucket game: ``n_values`` and the draw
+    tables' arrays), and the game's cut ``entries`` (:func:`cut_entries`; empty: each walk looks
+    them up)."""
+    if layout.rule is None:
+        raise LayoutError("a streamed walk needs a layout by recall rule")
+    n = model.n_values
+    trunk = game.trunk
+    index = np.full(trunk.n_nodes, -1, dtype=np.int64)
+    index[game.cut_nodes] = np.arange(len(game.cut_nodes))
+    n_cuts = max(len(game.cut_nodes), 1)
+    cuts = Cuts(game.cut_nodes, index, np.zeros((n_cuts, 3, n)), np.zeros((n_cuts, n)))
+    shape = game.shape if game.shape is not None else trunk  # a no-draw game has no cuts
+    shape_cuts = Cuts(np.zeros(0, np.int64), np.full(shape.n_nodes, -1, np.int64), np.zeros((1, 3, n)),
+                      np.zeros((1, n)))
+    tree = StreamedTree(tree_arrays(trunk), layout.materialize(trunk).kernel_arrays(), cuts, game.cut_pot,
+                        game.cut_record, tree_arrays(shape), shape.phase.astype(np.int64), shape.pot.astype(np.float64),
+                        shape.records.astype(np.int64), shape_cuts, layout.rule.kernel_arrays(layout.slot_offset),
+                        entries)
+    return StreamedArrays(tree, draw_tables(model, game.config.rounds), kernels.no_record(trunk.n_nodes, n),
+                          kernels.no_record(shape.n_nodes, n))
+
+
+def _trunk_walk(game: StreamedTree, draws: DrawTables, deal_prob: np.ndarray):
+    """Buffers of a walk of the trunk: work buffers, and its ``roots``, ``root_reach`` and
+    ``root_value`` (:func:`kernels.trunk_root`)."""
+    max_depth, n_act_max, n_sets, max_width = kernels.walk_sizes(game, draws)
+    return (kernels.make_work(max_depth, n_act_max, len(deal_prob), n_sets, max_width),
+            *kernels.trunk_root(deal_prob))
+
+
+def walk_streamed(traverser: int, policy: int, deal_prob: np.ndarray, game: StreamedTree, shape_record: Record,
+                  draws: DrawTables, play: np.ndarray, n_threads: int, record: Record) -> float:
+    """A whole-tree walk (``BEST_RESPONSE`` or ``EVALUATE``) of a streamed ``game``
+    (:data:`kernels.StreamedTree`); returns sum_s deal(s) * value(s).
+
+    The trunk is walked to collect the reach at each cut; the cuts' subtrees (the shape with
+    each cut's contributions and entries: :func:`kernels.fill_cut`) are walked in ``n_threads``
+    contiguous chunks, one thread each; the trunk walk then uses their values. A cut the
+    opponent never reaches is worth 0 and not walked. ``record``: the trunk's; ``shape_record``:
+    the shape's (every cut's: it records no node), whose summary each chunk sums apart, added in
+    chunk order after the walks.
+    """
+    work, roots, root_reach, root_value = _trunk_walk(game, draws, deal_prob)
+    cuts = game.cuts
+    n_cuts = len(cuts.nodes)
+    walk = (roots, root_reach, root_value, traverser, policy)
+    groups = (kernels.NO_UPDATE, game.trunk, game.trunk_layout, draws, play, NO_STORAGE, NO_STORAGE, cuts, work, record)
+    kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
+    if n_cuts:
+        n_chunks = max(1, min(n_cuts, n_threads))
+        bounds = [chunk * n_cuts // n_chunks for chunk in range(n_chunks + 1)]
+        sums = np.zeros((n_chunks,) + record.summary.shape)
+        order = np.arange(n_cuts, dtype=np.int64)
+        in_threads(n_chunks, lambda chunk: kernels.walk_cut_chunk(
+            order[bounds[chunk]:bounds[chunk + 1]], True, traverser, policy, kernels.NO_UPDATE, game, draws, play,
+            NO_STORAGE, NO_STORAGE, shape_record._replace(summary=sums[chunk])))
+        for chunk in range(n_chunks):
+            record.summary[...] += sums[chunk]
+        kernels.traverse(*walk, kernels.TRUNK, *groups)
+    return kernels.root_total(deal_prob, root_value[0])
+
+
+def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np.ndarray, game: StreamedTree,
+                    shape_record: Record, draws: DrawTables, storage: Storage, chunk_cuts: np.ndarray,
+                    chunk_start: np.ndarray, record: Record) -> float:
+    """One seat's update walk over a streamed ``game`` (:data:`kernels.StreamedTree`; see
+    :func:`walk_streamed`), whose public nodes share slots; returns the root value.
+
+    The cut subtrees are walked in chunks of whole cut groups, one thread each
+    (:func:`kernels.cut_groups`: chunk ``k`` walks cuts ``chunk_cuts[chunk_start[k]:chunk_start[k + 1]]``,
+    each group's in increasing order), so no two threads write one entry and every entry
+    receives its additions in one order whatever the number of threads. ``storage``
+    (:data:`kernels.Storage`): strategy sums are added in place (no walk reads them); regrets go
+    to ``storage.delta`` (zero on entry, zeroed again on return), added to ``storage.regret``
+    after the walks, which read the iteration's strategy from ``storage.play`` (the regrets).
+    The trunk (the first round, whose slots no subtree shares) is updated last, in place.
+    ``policy``: ``UPDATE``, or ``UPDATE_PRUNED`` (cuts and subtrees the opponent never reaches
+    are skipped; the opponent's strategy sums are the ones added). ``adding``: a discount that
+    only adds.
+    """
+    work, roots, root_reach, root_value = _trunk_walk(game, draws, deal_prob)
+    cuts = game.cuts
+    n_cuts = len(cuts.nodes)
+    walk = (roots, root_reach, root_value, traverser, policy)
+    groups = (adding, game.trunk, game.trunk_layout, draws, storage.play, storage.regret, storage.strat_sum, cuts,
+              work, record)
+    kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
+    if n_cuts:
+        pruned = policy == kernels.UPDATE_PRUNED
+        in_threads(len(chunk_start) - 1, lambda chunk: kernels.walk_cut_chunk(
+            chunk_cuts[chunk_start[chunk]:chunk_start[chunk + 1]], pruned, traverser, policy, adding, game, draws,
+            storage.play, storage.delta, storage.strat_sum, shape_record))
+        kernels.add_delta(storage.regret, storage.delta)
+        kernels.traverse(*walk, kernels.TRUNK, *groups)
+    return kernels.root_total(deal_prob, root_value[0])
+
+
 class StreamedWalker:
     """Best-response and evaluate walks of a streamed game under a layout by recall rule."""
 
@@ -102,31 +212,13 @@ class StreamedWalker:
                  entries: CutEntries | None = None):
         """``entries``: the game's :func:`cut_entries` under this layout's rule, if already
         built (else built at the first whole walk)."""
-        if layout.rule is None:
-            raise LayoutError("a streamed walk needs a layout by recall rule")
         self.game, self.layout, self.model = game, layout, model
         self._entries = entries
         self.n_states = model.n_values
-        self.rule = layout.rule.kernel_arrays(layout.slot_offset)
-        trunk = game.trunk
-        self.trunk_arrays = tree_arrays(trunk)
-        self.trunk_layout = layout.materialize(trunk).kernel_arrays()
-        self.trunk_columns = action_columns(trunk)
-        index = np.full(trunk.n_nodes, -1, dtype=np.int64)
-        index[game.cut_nodes] = np.arange(len(game.cut_nodes))
-        n_cuts = max(len(game.cut_nodes), 1)
-        self.cuts = Cuts(game.cut_nodes, index, np.zeros((n_cuts, 3, self.n_states)),
-                         np.zeros((n_cuts, self.n_states)))
-        self.no_record = kernels.no_record(trunk.n_nodes, self.n_states)
-        shape = game.shape if game.shape is not None else trunk  # a no-draw game has no cuts
-        self.shape_arrays = tree_arrays(shape)
-        self.shape_annotations = (shape.phase.astype(np.int64), shape.pot.astype(np.float64),
-                                  shape.records.astype(np.int64))
-        self.shape_cuts = Cuts(np.zeros(0, np.int64), np.full(shape.n_nodes, -1, np.int64),
-                               np.zeros((1, 3, self.n_states)), np.zeros((1, self.n_states)))
-        self.shape_record = kernels.no_record(shape.n_nodes, self.n_states)
-        self.shape_columns = action_columns(shape)
-        self.draws = draw_tables(model, game.config.rounds)
+        self.arrays = streamed_arrays(game, layout, model)
+        self.cuts = self.arrays.tree.cuts
+        self.trunk_columns = action_columns(game.trunk)
+        self.shape_columns = action_columns(game.shape if game.shape is not None else game.trunk)
 
     @property
     def entries(self) -> CutEntries:
@@ -141,11 +233,10 @@ class StreamedWalker:
         ``record``: trunk nodes to record, and a summary to sum (see ``kernels.Record``);
         ``shape_record``: the shape's action columns for a summary; its nodes are every cut's, so
         it must record none (index -1 throughout)."""
-        return kernels.traverse_streamed(traverser, policy, self.model.deal_prob, self.trunk_arrays, self.trunk_layout,
-                                         self.cuts, self.game.cut_pot, self.game.cut_record, self.shape_arrays,
-                                         *self.shape_annotations, self.shape_cuts, shape_record or self.shape_record,
-                                         self.rule, self.entries, self.draws, read_only(play), numba.get_num_threads(),
-                                         record or self.no_record)
+        arrays = self.arrays
+        return walk_streamed(traverser, policy, self.model.deal_prob, arrays.tree._replace(cut_entries=self.entries),
+                             shape_record or arrays.shape_record, arrays.draws, read_only(play),
+                             numba.get_num_threads(), record or arrays.no_record)
 
     def locate(self, history: str) -> tuple[int, int]:
         """``(cut, node)``: a valid history's node in the trunk (cut -1) or in the shape below cut
@@ -182,7 +273,7 @@ class StreamedWalker:
             index = np.full(self.game.trunk.n_nodes, -1, np.int64)
             index[trunk_nodes] = np.arange(len(trunk_nodes))
             k = len(trunk_nodes)
-            record = self.no_record._replace(index=index, reach=np.zeros((k, 2, n)), value=np.zeros((k, 2, n)))
+            record = self.arrays.no_record._replace(index=index, reach=np.zeros((k, 2, n)), value=np.zeros((k, 2, n)))
             for seat in (0, 1):
                 self.walk(seat, kernels.EVALUATE, play, record)
             yield -1, NodeStats(np.asarray(trunk_nodes), record.reach, record.value)
@@ -190,28 +281,26 @@ class StreamedWalker:
             return
         shape = self.game.shape
         deal = self.model.deal_prob
-        max_width = int(self.trunk_layout.row_width.max())
-        work = kernels.make_work(max(self.trunk_arrays.max_depth, self.shape_arrays.max_depth),
-                                 max(self.trunk_arrays.n_actions_max, self.shape_arrays.n_actions_max), n,
-                                 len(self.draws.set_size), max_width)
+        tree, draws = self.arrays.tree, self.arrays.draws
+        work = kernels.make_work(*kernels.walk_sizes(tree, draws)[:2], n, len(draws.set_size),
+                                 int(tree.trunk_layout.row_width.max()))
         roots, root_reach, out = kernels.trunk_root(deal)
-        kernels.traverse(roots, root_reach, out, 0, kernels.EVALUATE, kernels.COLLECT, kernels.NO_UPDATE,
-                         self.trunk_arrays, self.trunk_layout, self.draws, play, NO_STORAGE, NO_STORAGE, self.cuts,
-                         work, self.no_record)
+        kernels.traverse(roots, root_reach, out, 0, kernels.EVALUATE, kernels.COLLECT, kernels.NO_UPDATE, tree.trunk,
+                         tree.trunk_layout, draws, play, NO_STORAGE, NO_STORAGE, tree.cuts, work, self.arrays.no_record)
         contrib, entry_offset = np.empty((shape.n_nodes, 2)), np.empty(shape.n_nodes, np.int64)
         for cut, nodes in cut_nodes.items():
-            kernels.fill_cut(self.shape_arrays, *self.shape_annotations, self.game.cut_pot[cut],
-                             self.game.cut_record[cut], self.rule, contrib, entry_offset)
-            tree = self.shape_arrays._replace(contrib=contrib)
-            layout = self.trunk_layout._replace(entry_offset=entry_offset)
+            kernels.fill_cut(tree, cut, contrib, entry_offset)
+            cut_tree = tree.shape._replace(contrib=contrib)
+            layout = tree.trunk_layout._replace(entry_offset=entry_offset)
             index = np.full(shape.n_nodes, -1, np.int64)
             index[nodes] = np.arange(len(nodes))
             k = len(nodes)
-            record = self.shape_record._replace(index=index, reach=np.zeros((k, 2, n)), value=np.zeros((k, 2, n)))
-            reach = self.cuts.reach[cut:cut + 1].copy()
+            record = self.arrays.shape_record._replace(index=index, reach=np.zeros((k, 2, n)),
+                                                       value=np.zeros((k, 2, n)))
+            reach = tree.cuts.reach[cut:cut + 1].copy()
             for seat in (0, 1):
-                kernels.traverse(roots, reach, out, seat, kernels.EVALUATE, kernels.FULL, kernels.NO_UPDATE, tree, layout,
-                                 self.draws, play, NO_STORAGE, NO_STORAGE, self.shape_cuts, work, record)
+                kernels.traverse(roots, reach, out, seat, kernels.EVALUATE, kernels.FULL, kernels.NO_UPDATE, cut_tree,
+                                 layout, draws, play, NO_STORAGE, NO_STORAGE, tree.shape_cuts, work, record)
             yield cut, NodeStats(np.asarray(nodes), record.reach, record.value)
 
     def needs_whole_walks(self, history: str) -> bool:
@@ -234,7 +323,7 @@ class StreamedWalker:
             summary = mass if seat == 0 else np.zeros((0, 0, 0, 0, 0))
             record = Record(index, np.zeros((1, 2, n)), np.zeros((1, 2, n)), summary, self.trunk_columns,
                             self.game.trunk.situation)
-            shape_record = self.shape_record._replace(column=self.shape_columns, situation=shape.situation)
+            shape_record = self.arrays.shape_record._replace(column=self.shape_columns, situation=shape.situation)
             self.walk(seat, kernels.EVALUATE, play, record, shape_record)
             root[seat] = record.value[0, seat]
         return WalkSummary(mass, root)

@@ -83,6 +83,12 @@ def walk_cuts(traverser: int, policy: int, groups: tuple, cuts: Cuts, works: Wor
         kernels.traverse(cuts.nodes[lo:hi], cuts.reach[lo:hi], cuts.value[lo:hi], traverser, policy, kernels.FULL,
                          *groups, cuts, works[chunk], record)
 
+    in_threads(n_chunks, walk)
+
+
+def in_threads(n_chunks: int, walk) -> None:
+    """``walk(chunk)`` for each of ``n_chunks`` chunks, each on its own thread (chunk 0 on this
+    one; the walks' kernels release the GIL); returns when all are done."""
     if n_chunks == 1:
         walk(0)
         return

@@ -35,6 +35,7 @@ subtree, depth first), with those annotations.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -46,6 +47,15 @@ from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest
 BET, DRAW, FOLD, SHOWDOWN = 0, 1, 2, 3
 BUTTON, BIG_BLIND = 0, 1
 CONTINUE = 4   # a template action that ends the round without a fold
+
+# The rounds' templates as :func:`expand` reads them (:attr:`RoundTemplates.arrays`), padded to the
+# widest round: per (round, position) the seat to act, per (round, position, action) its label,
+# kind, target (next position, outcome or folder) and contributions, positions and outcomes per
+# round, and the contributions at the first round's start.
+TemplateArrays = namedtuple("TemplateArrays", "seat label kind target contrib n_pos n_out start_contrib")
+# A generated tree's node arrays, filled by :func:`expand` (the fields of
+# ``solver.game.tree.PublicTree``).
+TreeNodes = namedtuple("TreeNodes", "kind seat round contrib parent action first_child n_children phase pot records")
 
 
 def _child_specs(cfg: GameConfig, state):
@@ -208,9 +218,9 @@ class RoundTemplates:
         return self.pot_levels[rnd].index(round(float(pot), 9))
 
     @cached_property
-    def arrays(self) -> tuple:
+    def arrays(self) -> TemplateArrays:
         """(seat (R, T), label (R, T, A), kind, target, contrib (R, T, A, 2), n_positions (R,),
-        n_outcomes (R,), start contrib (2,)), padded to the widest round."""
+        n_outcomes (R,), start contrib (2,)), padded to the widest round (:data:`TemplateArrays`)."""
         rounds = len(self.rounds)
         t_max = max(t.n_positions for t in self.rounds)
         a_max = max(t.label.shape[1] for t in self.rounds)
@@ -223,9 +233,10 @@ class RoundTemplates:
             n, a = t.label.shape
             seat[r, :n], label[r, :n, :a], kind[r, :n, :a] = t.seat, t.label, t.kind
             target[r, :n, :a], contrib[r, :n, :a] = t.target, t.contrib
-        return (seat, label, kind, target, contrib, np.array([t.n_positions for t in self.rounds], np.int64),
-                np.array([t.n_outcomes for t in self.rounds], np.int64),
-                np.array(self.rounds[0].start_contrib, np.float64))
+        return TemplateArrays(seat, label, kind, target, contrib,
+                              np.array([t.n_positions for t in self.rounds], np.int64),
+                              np.array([t.n_outcomes for t in self.rounds], np.int64),
+                              np.array(self.rounds[0].start_contrib, np.float64))
 
     def subtree_sizes(self, last_round: int | None = None) -> np.ndarray:
         """(R, T) nodes in the subtree of each betting position (itself included), rounds after
@@ -352,14 +363,18 @@ def _subtree_sizes(label, kind, target, n_pos, draws, hand_size, last_round):
 
 
 @njit(cache=True)
-def expand(seat_t, label_t, kind_t, target_t, contrib_t, n_pos, n_out, start_contrib, draws, hand_size,
-           first_round, last_round, base, records_in, n_nodes, kind, seat, rnd, contrib, parent, action, first_child,
-           n_children, phase, pot, records):
+def expand(templates, draws, hand_size, first_round, last_round, base, records_in, n_nodes, out):
     """Generate the public tree below the first position of ``first_round`` (contributions at its
-    start ``base``, earlier round records ``records_in``) into the output arrays, in the builder's
+    start ``base``, earlier round records ``records_in``) from the rounds' ``templates``
+    (:data:`TemplateArrays`) into the node arrays ``out`` (:data:`TreeNodes`), in the builder's
     order; the first positions of rounds after ``last_round`` are left as leaves.
-    ``records[node, k]`` is the record of the round ``k + 1`` before the node's (-1 if none);
-    ``pot[node]`` the contribution at the start of the node's round."""
+    ``out.records[node, k]`` is the record of the round ``k + 1`` before the node's (-1 if none);
+    ``out.pot[node]`` the contribution at the start of the node's round."""
+    seat_t, label_t, kind_t, target_t, contrib_t = (templates.seat, templates.label, templates.kind, templates.target,
+                                                    templates.contrib)
+    n_pos, n_out, start_contrib = templates.n_pos, templates.n_out, templates.start_contrib
+    kind, seat, rnd, contrib, parent, action = out.kind, out.seat, out.round, out.contrib, out.parent, out.action
+    first_child, n_children, phase, pot, records = out.first_child, out.n_children, out.phase, out.pot, out.records
     h1 = hand_size + 1
     n_rec = records.shape[1]
     # node 0: the round's first position

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
-from .rounds import BET, BIG_BLIND, BUTTON, DRAW, FOLD, SHOWDOWN, RoundTemplates, expand  # noqa: F401
+from .rounds import BET, BIG_BLIND, BUTTON, DRAW, FOLD, SHOWDOWN, RoundTemplates, TreeNodes, expand  # noqa: F401
 
 KIND_NAMES = {BET: "bet", DRAW: "draw", FOLD: "fold", SHOWDOWN: "showdown"}
 SEAT_NAMES = {BUTTON: "button", BIG_BLIND: "big blind"}
@@ -279,13 +279,13 @@ def expand_tree(templates: RoundTemplates, first_round: int, pot: float = 0.0, r
     records_in = np.full(n_records, -1, np.int64)
     if records is not None:
         records_in[:len(records)] = records
-    arrays = dict(kind=np.empty(n, np.int8), seat=np.empty(n, np.int8), round=np.empty(n, np.int8),
-                  contrib=np.empty((n, 2)), parent=np.empty(n, np.int32), action=np.empty(n, np.uint8),
-                  first_child=np.empty(n, np.int32), n_children=np.empty(n, np.int8), phase=np.empty(n, np.int16),
-                  pot=np.empty(n), records=np.empty((n, n_records), np.int16))
-    expand(*templates.arrays, config.draws, config.hand_size, first_round, last_round, float(pot), records_in, n,
-           *arrays.values())
-    return PublicTree(config, **arrays)
+    nodes = TreeNodes(kind=np.empty(n, np.int8), seat=np.empty(n, np.int8), round=np.empty(n, np.int8),
+                      contrib=np.empty((n, 2)), parent=np.empty(n, np.int32), action=np.empty(n, np.uint8),
+                      first_child=np.empty(n, np.int32), n_children=np.empty(n, np.int8),
+                      phase=np.empty(n, np.int16), pot=np.empty(n), records=np.empty((n, n_records), np.int16))
+    expand(templates.arrays, config.draws, config.hand_size, first_round, last_round, float(pot), records_in, n,
+           nodes)
+    return PublicTree(config, **nodes._asdict())
 
 
 class StreamedGame:
