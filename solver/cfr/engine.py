@@ -51,7 +51,7 @@ from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: d
 from ..game.layout import StrategyLayout
 from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.tree import PublicTree, build_tree
-from . import kernels
+from . import algorithms, kernels
 from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, Algorithm, find_algorithm  # noqa: F401
 from .files import CheckpointError
 from .kernels import Discount, make_discount
@@ -197,7 +197,7 @@ class Engine:
             self.set_locks(compile_locks(locks, tree, model.legal))
         can_prune = self.schedule.row.prunes and not layout.shares_slots and self.locks is None
         if pruned and not can_prune:
-            pruning = ", ".join(row.name for row in ALGORITHMS if row.prunes)
+            pruning = ", ".join(row.name for row in algorithms.ALGORITHMS if row.prunes)
             raise ValueError(f"pruned walks need one of {pruning}, rows not shared and no locks")
         if can_prune and pruned is not False:
             self.scales = StorageScales()
