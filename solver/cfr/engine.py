@@ -4,27 +4,13 @@ Lifecycle, each step a function of its own: the plan (:func:`plan_solve`,
 refuses what does not fit), the public tree (:func:`build_tree`), the draw
 model, the strategy layout (:meth:`StrategyLayout.for_config`: full
 resolution or card buckets), the walker (:class:`Walker`), then the engine
-allocates storage from the layout and iterates. Algorithms are rows of one
-table (:mod:`solver.cfr.algorithms`) the engine reads through a :class:`Schedule`,
-all with alternating updates:
+allocates storage from the layout and iterates. The algorithms (dcfr-ramp, the
+default, DCFR, CFR+, linear and vanilla CFR) are rows of one table,
+:mod:`solver.cfr.algorithms`, which the engine reads through a :class:`Schedule`;
+all use alternating updates.
 
-- ``dcfr-ramp`` the default: Discounted CFR whose alpha ramps up, alpha_t = min(4,
-  1 + t/100), with negative regrets reset to zero each iteration (beta = -inf)
-  and gamma=4. Early regrets are discounted hard, later ones less and less (the
-  idea of hyperparameter schedules, Zhang, McAleer & Sandholm 2024; this
-  schedule is ours, chosen by measurement): single draw reaches 0.1 mbb/hand in
-  456 iterations against 856 for ``dcfr``, double draw at cap 2 1 mbb/hand in 231
-  against 301 (BENCHMARKS.md, the algorithms on single and double draw; pruned
-  walks, below, for dcfr-ramp).
-- ``dcfr``   Discounted CFR, alpha=1.5, beta=0, gamma=2 (Brown & Sandholm 2019).
-  Positive regrets are scaled by t^a/(t^a+1), negative by 1/2, the average
-  strategy by (t/(t+1))^g each iteration.
-- ``cfr+``   CFR+ (Tammelin 2014): regrets floored at zero, linear averaging.
-- ``linear`` Linear CFR: DCFR with alpha=beta=gamma=1.
-- ``cfr``    vanilla CFR with uniform averaging.
-
-Update walks are pruned wherever an algorithm allows it (its row's ``prunes``: all but ``dcfr``): a
-walk skips what the opponent never reaches and keeps the iteration's discounts
+Update walks are pruned wherever an algorithm's row allows it (``prunes``: all but
+``dcfr``): a walk skips what the opponent never reaches and keeps the iteration's discounts
 as factors instead of applying them to every entry (:class:`StorageScales`),
 so a skipped subtree costs nothing; ``Engine(..., pruned=False)`` walks every
 node and discounts every entry (the walks of before).
