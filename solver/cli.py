@@ -18,7 +18,7 @@ import sys
 
 from abstractions.files import atomic_write
 
-from .cfr.algorithms import ALGORITHMS, algorithm_help
+from .cfr.algorithms import algorithm_help, algorithm_names
 from .game.tree import DRAW, SEAT_NAMES, action_name
 
 EXAMPLES = """\
@@ -584,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="compute a near-equilibrium strategy", epilog=SOLVE_EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
-    p.add_argument("--algorithm", choices=ALGORITHMS, help="CFR variant: " + algorithm_help())
+    p.add_argument("--algorithm", choices=algorithm_names(), help="CFR variant: " + algorithm_help())
     p.add_argument("--iterations", type=int, action=_InRange, low=1,
                    help="stop at this many iterations in all (a resumed run counts its past)")
     p.add_argument("--target-exploitability", type=float, metavar="MBB", action=_InRange, above=0,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.cfr.algorithms import ALGORITHM_HELP, algorithm_table
+from solver.cfr.algorithms import ALGORITHMS, algorithm_table
 from solver.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,8 +128,8 @@ def test_algorithms_are_described_once():
     assert algorithm_table() in README
     solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
     help_text = next(a.help for a in solve_parser._actions if a.dest == "algorithm")
-    for name, description in ALGORITHM_HELP.items():
-        assert f"{name}" in help_text and description in help_text
+    for row in ALGORITHMS:
+        assert row.name in help_text and row.help in help_text
 
 
 @pytest.mark.parametrize("claim", ["solved with `dcfr`", "15.1 GiB", "export never overwrites"])

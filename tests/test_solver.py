@@ -13,7 +13,8 @@ import reference_game as ref
 from solver.cfr.files import CHECKPOINT_NAME, CheckpointError
 from solver.cli import main
 from solver.game.config import GameConfig, load_preset
-from solver.cfr.engine import ALGORITHMS, SCALED_ALGORITHMS, Engine, Schedule, SolveTooLarge
+from solver.cfr.algorithms import ALGORITHMS, algorithm_names
+from solver.cfr.engine import Engine, Schedule, SolveTooLarge
 from solver.cfr.solve import solve
 from solver.game.tree import DRAW
 
@@ -87,7 +88,7 @@ def test_fixed_strategies_exploitability_two_ways(name, fill, ref_args, storage_
     assert ours.exploitability > 0.05  # far from equilibrium
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", algorithm_names())
 @pytest.mark.parametrize("preset", ["tiny-no-draw", "tiny-single-draw"])
 def test_every_algorithm_converges(algorithm, preset):
     engine = Engine(load_preset(preset), algorithm)
@@ -139,7 +140,7 @@ def _discounted_pruned_iterations(engine, n):
         engine.iteration = t
 
 
-@pytest.mark.parametrize("algorithm", SCALED_ALGORITHMS)
+@pytest.mark.parametrize("algorithm", [row.name for row in ALGORITHMS if row.prunes])
 @pytest.mark.parametrize("preset, buckets", [("tiny-double-draw", None), ("tiny-double-draw", (5, 4, 3)),
                                              ("single-draw", None)])
 def test_scaled_storage_is_the_storage_discounted_entry_by_entry(algorithm, preset, buckets):
@@ -181,7 +182,7 @@ def test_the_command_offers_every_algorithm():
 
     solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
     choices = next(a.choices for a in solve_parser._actions if a.dest == "algorithm")
-    assert tuple(choices) == ALGORITHMS and ALGORITHMS[0] == Schedule().algorithm
+    assert tuple(choices) == algorithm_names() and ALGORITHMS[0].name == Schedule().algorithm
 
 
 def test_average_strategy_is_a_distribution_over_legal_actions():

@@ -120,7 +120,7 @@ def test_a_pruned_update_walk_is_the_full_walk():
 
     def walk(seat, policy):
         engine.regret[:], engine.strat_sum[:] = regret, sums
-        adding = kernels.Discount(1.0, 1.0, 0.0, 1.0, 2.5)
+        adding = kernels.make_discount(sum_weight=2.5)
         arrays = engine.arrays
         storage = kernels.Storage(read_only(regret.copy()), engine.regret, engine.strat_sum, engine._delta)
         update_streamed(seat, policy, adding, engine.bucket_game.deal_prob, arrays.tree, arrays.shape_record,

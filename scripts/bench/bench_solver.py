@@ -121,7 +121,7 @@ def bench_algorithms(args) -> dict:
     """Every algorithm on single draw for ``--iterations``; with ``--double``, the two DCFR
     schedules on double draw at cap 2 until 1 mbb/hand (``--target``) or ``--iterations``."""
     from solver.game.config import DEFAULT_BETS, GameConfig, load_preset
-    from solver.cfr.engine import ALGORITHMS, DEFAULT_ALGORITHM
+    from solver.cfr.algorithms import DEFAULT_ALGORITHM, algorithm_names
     from solver.cfr.solve import solve
 
     out = ROOT / "results" / "algorithms"
@@ -132,8 +132,8 @@ def bench_algorithms(args) -> dict:
             "double-draw-cap2"
         title = "Double-draw Badugi (cap 2): the two DCFR schedules"
     else:
-        config, algorithms, name = load_preset("single-draw"), ALGORITHMS, "single-draw"
-        title = f"Single-draw Badugi (cap 4): {len(ALGORITHMS)} CFR variants"
+        config, algorithms, name = load_preset("single-draw"), algorithm_names(), "single-draw"
+        title = f"Single-draw Badugi (cap 4): {len(algorithms)} CFR variants"
     for algorithm in algorithms:
         result = solve(config, algorithm, iterations=args.iterations, check_every=args.check_every,
                        target_mbb=args.target if args.double else None)

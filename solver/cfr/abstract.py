@@ -59,7 +59,7 @@ from .walker import Exploitability, read_only
 
 class AbstractEngine(StreamedEngine):
     """CFR in the abstract game of a config with card buckets in every round (see the module
-    docstring); the interface of :class:`solver.cfr.engine.Engine` for the solve loop."""
+    docstring); the solve loop's interface (:class:`solver.cfr.protocol.SolverEngine`)."""
 
     def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
                  row_of: np.ndarray | None = None, pruned: bool = True):

@@ -40,6 +40,7 @@ from . import kernels
 from .engine import DEFAULT_ALGORITHM, Engine
 from .files import SHARD_DIR, save_shard
 from .kernels import Cuts
+from .protocol import CheckpointState
 from .walker import NO_STORAGE, Exploitability, Walker, read_only, walk_cuts
 
 
@@ -235,7 +236,7 @@ class SubtreeActor:
         self.regret = np.zeros(self.shard.n_entries, np.float32)
         self.strat_sum = np.zeros(self.shard.n_entries, np.float32)
 
-    def walk(self, traverser: int, policy: int, discount: tuple, reach: np.ndarray) -> np.ndarray:
+    def walk(self, traverser: int, policy: int, discount: dict, reach: np.ndarray) -> np.ndarray:
         """Walk every owned subtree from ``reach`` (cuts, 3, N); their values (cuts, N). Update
         walks play and update the regrets; best-response and evaluate walks play the sums."""
         w = self.walker
@@ -243,8 +244,8 @@ class SubtreeActor:
         update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
         play = self.regret if update else self.strat_sum
         regret, strat_sum = (self.regret, self.strat_sum) if update else (NO_STORAGE, NO_STORAGE)
-        groups = (kernels.Discount(*discount), w.tree_arrays, self.layout_arrays, w.draws, read_only(play), regret,
-                  strat_sum)
+        groups = (kernels.make_discount(**discount), w.tree_arrays, self.layout_arrays, w.draws, read_only(play),
+                  regret, strat_sum)
         walk_cuts(traverser, policy, groups, self.cuts, w.works, w.no_record, numba.get_num_threads())
         return self.cuts.value.copy()
 
@@ -341,7 +342,7 @@ class RayEngine(Engine):
         self._ray = ray
         self._actor_cpus = actor_cpus
         self.actors = []
-        self.restart_actors()
+        self.restart()
         self.shards = [cut_shard(walker, block) for block in self.blocks]
 
     # -- walks -------------------------------------------------------------
@@ -356,7 +357,7 @@ class RayEngine(Engine):
         groups = (discount, w.tree_arrays, self._trunk_layout, w.draws, play, regret, strat_sum, cuts, w.works[0],
                   w.no_record)
         kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.COLLECT, *groups)
-        futures = [actor.walk.remote(traverser, policy, tuple(discount), cuts.reach[block])
+        futures = [actor.walk.remote(traverser, policy, discount._asdict(), cuts.reach[block])
                    for actor, block in zip(self.actors, self.blocks)]
         try:
             results = self._ray.get(futures)
@@ -431,7 +432,9 @@ class RayEngine(Engine):
                                   arrays, chunk, out, lo, hi)
             yield out
 
-    def checkpoint_storage(self, path) -> tuple[np.ndarray, np.ndarray, list]:
+    _written = ()  # the shard files of the last checkpoint written
+
+    def checkpoint_state(self, path) -> CheckpointState:
         """Each actor writes its shard beside the checkpoint ``path`` (a folder every machine
         reaches); the driver's trunk and the shard list go into the checkpoint itself, written
         after them. Shard files of older checkpoints than the one on disk are removed."""
@@ -446,16 +449,20 @@ class RayEngine(Engine):
                            for actor, name in zip(self.actors, names)])
         except self._ray.exceptions.RayError as error:
             raise ActorLost(f"a Ray actor was lost writing the checkpoint ({type(error).__name__})") from None
-        current = set(names) | set(getattr(self, "_written", []))
+        current = set(names) | set(self._written)
         for old in folder.glob("*.npz"):
             if f"{SHARD_DIR}/{old.name}" not in current:
                 old.unlink(missing_ok=True)
         self._written = names
-        return self._regret, self._strat_sum, list(zip(names, self.blocks))
+        return CheckpointState(self._regret, self._strat_sum, list(zip(names, self.blocks)), self.scale_factors())
 
-    def load_checkpoint_data(self, data: dict) -> None:
+    def restore(self, data: dict, path) -> None:
         """Take a checkpoint read by :func:`files.load_checkpoint`: a sharded one (the trunk
-        here, each actor reads the shard files of its cuts) or a whole one."""
+        here, each actor reads the shard files of its cuts) or a whole one; and its iteration."""
+        self._restore_storage(data)
+        self.iteration = int(data["iteration"])
+
+    def _restore_storage(self, data: dict) -> None:
         from .files import CheckpointError
 
         if not data["shards"]:
@@ -477,9 +484,9 @@ class RayEngine(Engine):
             cause = error.cause if isinstance(getattr(error, "cause", None), Exception) else error
             raise CheckpointError(str(cause).splitlines()[-1]) from None
 
-    def restart_actors(self) -> None:
+    def restart(self) -> None:
         """Kill any actors, start new ones with empty shards and the driver's trunk empty (then
-        :meth:`load_storage` gives them a checkpoint's)."""
+        :meth:`restore` or :meth:`reset_storage` gives them a checkpoint's or zeros)."""
         self.shutdown()
         remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0)(SubtreeActor)
         threads = max(1, int(self._actor_cpus))

@@ -4,29 +4,19 @@ Lifecycle, each step a function of its own: the plan (:func:`plan_solve`,
 refuses what does not fit), the public tree (:func:`build_tree`), the draw
 model, the strategy layout (:meth:`StrategyLayout.for_config`: full
 resolution or card buckets), the walker (:class:`Walker`), then the engine
-allocates storage from the layout and iterates. Algorithms are flags of one
-engine (a :class:`Schedule`), all with alternating updates:
+allocates storage from the layout and iterates. The algorithms (dcfr-ramp, the
+default, DCFR, CFR+, linear and vanilla CFR) are rows of one table,
+:mod:`solver.cfr.algorithms`, which the engine reads through a :class:`Schedule`;
+all use alternating updates.
 
-- ``dcfr-ramp`` the default: Discounted CFR whose alpha ramps up, alpha_t = min(4,
-  1 + t/100), with negative regrets reset to zero each iteration (beta = -inf)
-  and gamma=4. Early regrets are discounted hard, later ones less and less (the
-  idea of hyperparameter schedules, Zhang, McAleer & Sandholm 2024; this
-  schedule is ours, chosen by measurement): single draw reaches 0.1 mbb/hand in
-  456 iterations against 856 for ``dcfr``, double draw at cap 2 1 mbb/hand in 231
-  against 301 (BENCHMARKS.md, the algorithms on single and double draw; pruned
-  walks, below, for dcfr-ramp).
-- ``dcfr``   Discounted CFR, alpha=1.5, beta=0, gamma=2 (Brown & Sandholm 2019).
-  Positive regrets are scaled by t^a/(t^a+1), negative by 1/2, the average
-  strategy by (t/(t+1))^g each iteration.
-- ``cfr+``   CFR+ (Tammelin 2014): regrets floored at zero, linear averaging.
-- ``linear`` Linear CFR: DCFR with alpha=beta=gamma=1.
-- ``cfr``    vanilla CFR with uniform averaging.
-
-Update walks are pruned wherever an algorithm allows it (all but ``dcfr``): a
-walk skips what the opponent never reaches and keeps the iteration's discounts
+Update walks are pruned wherever an algorithm's row allows it (``prunes``: all but
+``dcfr``): a walk skips what the opponent never reaches and keeps the iteration's discounts
 as factors instead of applying them to every entry (:class:`StorageScales`),
 so a skipped subtree costs nothing; ``Engine(..., pruned=False)`` walks every
 node and discounts every entry (the walks of before).
+
+Every engine, this one included, answers the solve loop through one interface
+(:class:`solver.cfr.protocol.SolverEngine`).
 
 >>> engine = Engine(load_preset("tiny-no-draw"))
 >>> engine.run_iterations(100)
@@ -47,52 +37,40 @@ from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: d
 from ..game.layout import StrategyLayout
 from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
 from ..game.tree import PublicTree, build_tree
-from . import kernels
-from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, RAMP_GAMMA, RAMP_ITERATIONS, RAMP_TOP  # noqa: F401
-from .kernels import Discount
+from . import algorithms, kernels
+from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, Algorithm, find_algorithm  # noqa: F401
+from .files import CheckpointError
+from .kernels import Discount, make_discount
 from .locks import LockError, LockFile, Locks, compile_locks, lock_strategy
+from .protocol import CheckpointState
 from .walker import Exploitability, Walker, class_strategy, normalised_slots
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Schedule:
-    """Per-iteration discounts of regrets and strategy sums for each algorithm."""
+    """Per-iteration discounts of regrets and strategy sums: an algorithm's row
+    (:class:`solver.cfr.algorithms.Algorithm`, found by name) as the kernels take them."""
 
-    algorithm: str = DEFAULT_ALGORITHM
-    alpha: float = 1.5
-    beta: float = 0.0
-    gamma: float = 2.0
+    row: Algorithm
 
-    def __post_init__(self):
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {self.algorithm!r} (choose from {', '.join(ALGORITHMS)})")
+    def __init__(self, algorithm: str | Algorithm = DEFAULT_ALGORITHM):
+        object.__setattr__(self, "row", find_algorithm(algorithm))
+
+    @property
+    def algorithm(self) -> str:
+        return self.row.name
 
     def discount(self, t: int) -> Discount:
-        """The discount of iteration t >= 1: its scales apply to what was accumulated over
-        iterations 1..t-1 (positive and negative regrets, strategy sums), ``floor`` > 0 floors
-        regrets at zero, and ``sum_weight`` weighs the iteration's strategy."""
-        prev = float(t - 1)
-        if self.algorithm == "cfr":
-            return Discount(1.0, 1.0, 0.0, 1.0, 1.0)
-        if self.algorithm == "cfr+":
-            return Discount(1.0, 1.0, 1.0, 1.0, float(t))
-        alpha, beta, gamma = (1.0, 1.0, 1.0) if self.algorithm == "linear" else (self.alpha, self.beta, self.gamma)
-        if self.algorithm == "dcfr-ramp":  # alpha of iteration t (its scale applies to t-1 iterations)
-            alpha, beta, gamma = min(RAMP_TOP, 1.0 + t / RAMP_ITERATIONS), float("-inf"), RAMP_GAMMA
-        pos = prev ** alpha / (prev ** alpha + 1.0)
-        neg = 0.0 if beta == float("-inf") else prev ** beta / (prev ** beta + 1.0)
-        return Discount(pos, neg, 0.0, (prev / t) ** gamma, 1.0)
-
-
-# The algorithms whose discounts :class:`StorageScales` keeps as factors: each iteration scales a
-# seat's negative regrets by 0 or by the positive ones' scale. (DCFR halves negative regrets
-# every iteration: their factor would fall below what float32 storage can be divided by.)
-SCALED_ALGORITHMS = ("dcfr-ramp", "cfr+", "linear", "cfr")
+        """The discount of iteration t >= 1 (:meth:`Algorithm.discount`) as the kernels take it."""
+        return make_discount(**self.row.discount(t))
 
 
 class StorageScales:
-    """An iteration's discounts kept as per-seat factors instead of applied to every entry.
+    """An iteration's discounts kept as per-seat factors instead of applied to every entry (for
+    an algorithm whose row ``prunes``: each iteration scales a seat's negative regrets by 0 or by
+    the positive ones' scale; DCFR's, halved every iteration, would fall below what float32
+    storage can be divided by).
 
     A seat's true regret is its stored regret times ``factors[0, seat]`` where the stored one is
     positive and times ``factors[1, seat]`` where it is negative (0 once negative regrets have
@@ -130,8 +108,9 @@ class StorageScales:
             self.factors[0, seat] *= discount.pos_scale
             self.factors[1, seat] *= discount.neg_scale
         pos, neg = self.factors[0, seat], self.factors[1, seat]
-        return Discount(pos, neg, discount.floor, 1.0, discount.sum_weight / self.factors[2, 1 - seat],
-                        1.0 / pos, 1.0 / neg if neg > 0.0 else 1.0 / pos)
+        return make_discount(pos_scale=pos, neg_scale=neg, floor=discount.floor,
+                             sum_weight=discount.sum_weight / self.factors[2, 1 - seat], pos_store=1.0 / pos,
+                             neg_store=1.0 / neg if neg > 0.0 else 1.0 / pos)
 
     def unscale(self, layout: StrategyLayout, regret: np.ndarray, strat_sum: np.ndarray) -> None:
         """Turn ``regret`` and ``strat_sum``, stored as these factors hold them, into their true
@@ -155,7 +134,7 @@ def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.
         if strat_sum is not None:
             kernels.discount_seat(strat_sum, layout.slot_offset, layout.slot_seat, seat, discount.sum_scale,
                                   discount.sum_scale, False)
-    yield Discount(1.0, 1.0, 0.0, 1.0, discount.sum_weight)
+    yield make_discount(sum_weight=discount.sum_weight)
     if discount.floor > 0.0:
         for seat in seats:
             kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, 1.0, 1.0, True)
@@ -163,6 +142,8 @@ def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.
 
 class Engine:
     """Range-vector CFR over the public tree of one game config."""
+
+    _sealed_at: int | None = None  # the iteration of a locked game's average sums (``_sealed``), if made
 
     def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
                  row_of: np.ndarray | None = None, locks: LockFile | None = None, allocate: bool = True,
@@ -172,9 +153,9 @@ class Engine:
         ``locks``: decisions fixed by a lock file (:mod:`solver.cfr.locks`). ``allocate``: False
         for a subclass that keeps its storage elsewhere (:mod:`solver.cfr.distributed`).
         ``pruned``: update walks skip what the opponent never reaches, with the discounts kept
-        as factors (:class:`StorageScales`); None: wherever it applies (an algorithm of
-        ``SCALED_ALGORITHMS``, rows not shared, no locks), False: every walk visits every node
-        and discounts every entry it passes (the walks of before)."""
+        as factors (:class:`StorageScales`); None: wherever it applies (an algorithm whose row
+        ``prunes``, rows not shared, no locks), False: every walk visits every node and
+        discounts every entry it passes (the walks of before)."""
         self.config = config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = plan_solve(config)
@@ -196,21 +177,25 @@ class Engine:
             self.strat_sum = np.zeros(layout.n_entries, dtype=np.float32)
         self.iteration = 0
         self.locks: Locks | None = None
+        # The discounts kept as factors of a pruned solve (None: applied to the storage).
+        self.scales: StorageScales | None = None
         if locks is not None:
             self.set_locks(compile_locks(locks, tree, model.legal))
-        can_prune = algorithm in SCALED_ALGORITHMS and not layout.shares_slots and self.locks is None
+        can_prune = self.schedule.row.prunes and not layout.shares_slots and self.locks is None
         if pruned and not can_prune:
-            raise ValueError(f"pruned walks need one of {', '.join(SCALED_ALGORITHMS)}, rows not shared and no "
-                             "locks")
-        # The discounts kept as factors of a pruned solve (None: applied to the storage).
-        self.scales: StorageScales | None = StorageScales() if can_prune and pruned is not False else None
+            pruning = ", ".join(row.name for row in algorithms.ALGORITHMS if row.prunes)
+            raise ValueError(f"pruned walks need one of {pruning}, rows not shared and no locks")
+        if can_prune and pruned is not False:
+            self.scales = StorageScales()
 
     def set_locks(self, locks: Locks) -> None:
         """Fix the decisions of ``locks`` from the next iteration on (see :mod:`solver.cfr.locks`):
         walks play the regrets with those rows replaced. Costs three more arrays of the storage's
         entries (float32): the rows played, the lock codes the walks read, and the average
         strategy's sums with locked rows replaced (made when asked for)."""
-        if getattr(self, "scales", None) is not None:
+        if not self.schedule.row.lockable:
+            raise LockError(f"{self.algorithm} solves cannot be locked")
+        if self.scales is not None:
             # Locked rows are played from a copy of the storage: walks that discount every entry.
             if self.iteration > 0:
                 raise LockError("node locks are set before the first iteration")
@@ -246,7 +231,7 @@ class Engine:
         average strategy of a locked decision is its lock, even where it is never reached."""
         if self.locks is None:
             return self.strat_sum
-        if getattr(self, "_sealed_at", None) != self.iteration:
+        if self._sealed_at != self.iteration:
             self._sealed = self._lock(self.strat_sum, np.empty_like(self.strat_sum))
             self._sealed_at = self.iteration
         return self._sealed
@@ -256,6 +241,7 @@ class Engine:
         touch a second copy of the storage), and the factors they are stored divided by (a
         pruned solve's; None: none)."""
         self.regret, self.strat_sum = regret, strat_sum
+        self._sealed_at = None  # (a locked game's average sums, made again)
         self.set_scale_factors(scales)
 
     def set_scale_factors(self, scales: np.ndarray | None) -> None:
@@ -270,7 +256,39 @@ class Engine:
         """What a checkpoint keeps of :class:`StorageScales` (None without it)."""
         return None if self.scales is None else self.scales.factors.copy()
 
+    # -- the solve loop's interface (solver.cfr.protocol.SolverEngine) ------------------------
     exact_progress = True  # its exploitability checks are exact: no separate certificate
+
+    def checkpoint_state(self, path) -> CheckpointState:
+        """The storage as it is, and its factors (a pruned solve's)."""
+        return CheckpointState(self.regret, self.strat_sum, [], self.scale_factors())
+
+    def restore(self, data: dict, path) -> None:
+        """Take a checkpoint's storage (the arrays themselves, popped from ``data``; a Ray run's
+        shards assembled), its factors and its iteration."""
+        if data["shards"]:
+            from .distributed import assemble
+
+            regret, strat_sum = assemble(self.walker, data)
+        else:
+            regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
+        if regret.size != self.layout.n_entries:
+            raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
+                                  f"{self.layout.n_entries})")
+        self.load_storage(regret, strat_sum, data["scales"])
+        self.iteration = int(data["iteration"])
+
+    def reset_storage(self) -> None:
+        """Iteration 0: zero storage, factors of one."""
+        n = self.layout.n_entries
+        self.load_storage(np.zeros(n, np.float32), np.zeros(n, np.float32))
+        self.iteration = 0
+
+    def restart(self) -> None:
+        """Nothing to restart: the storage is in this process."""
+
+    def shutdown(self) -> None:
+        """Nothing to let go of."""
 
     @property
     def algorithm(self) -> str:

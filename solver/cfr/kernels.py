@@ -95,7 +95,18 @@ DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_pr
 # holds regrets divided by a seat's running discount).
 Discount = namedtuple("Discount", "pos_scale neg_scale floor sum_scale sum_weight pos_store neg_store",
                       defaults=(1.0, 1.0))
-NO_UPDATE = Discount(1.0, 1.0, 0.0, 1.0, 1.0)  # the discount of walks that update nothing
+
+
+def make_discount(*, pos_scale: float = 1.0, neg_scale: float = 1.0, floor: float = 0.0, sum_scale: float = 1.0,
+                  sum_weight: float = 1.0, pos_store: float = 1.0, neg_store: float = 1.0) -> Discount:
+    """A :data:`Discount` by name (the one way Python code builds one), each term left out the
+    identity: nothing scaled, nothing floored, the iteration's strategy weighted 1, stored as
+    computed (an algorithm's terms come from ``solver.cfr.algorithms.Algorithm.discount``)."""
+    return Discount(pos_scale=pos_scale, neg_scale=neg_scale, floor=floor, sum_scale=sum_scale, sum_weight=sum_weight,
+                    pos_store=pos_store, neg_store=neg_store)
+
+
+NO_UPDATE = make_discount()  # the discount of walks that update nothing
 Cuts = namedtuple("Cuts", "nodes index reach value")
 # The first entry of every decision node of the shape below every cut, built once
 # (:func:`cut_entry_table`): ``decisions`` the shape's decision nodes, ``table[c, j]`` the

@@ -37,8 +37,8 @@ from .walker import draw_tables, normalised_slots, tree_arrays
 
 
 class SampledEngine(StreamedEngine):
-    """Linear vector MCCFR over a streamed game (see the module docstring); the same interface as
-    :class:`solver.cfr.engine.Engine` for the solve loop."""
+    """Linear vector MCCFR over a streamed game (see the module docstring); the solve loop's
+    interface (:class:`solver.cfr.protocol.SolverEngine`), its progress measured by the certificate."""
 
     algorithm = "mccfr"
 

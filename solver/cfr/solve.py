@@ -39,6 +39,7 @@ from .engine import DEFAULT_ALGORITHM, Engine
 from .files import (CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, remove_shards,
                     save_checkpoint, save_strategy)
 from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
+from .protocol import SolverEngine
 from .walker import Exploitability
 
 CHECK_SHARE = 0.1          # exploitability checks may take about this share of the time
@@ -49,7 +50,7 @@ PROGRESS_SECONDS = 2.0     # at most one progress line this often
 
 @dataclass
 class SolveResult:
-    engine: Engine
+    engine: SolverEngine
     exploitability: Exploitability
     iterations: int
     seconds: float
@@ -108,11 +109,12 @@ def _file_identity(path: Path) -> tuple | None:
 
 
 def make_engine(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, row_of=None, streamed: bool | None = None,
-                locks: LockFile | None = None, ray: RaySetup | None = None):
+                locks: LockFile | None = None, ray: RaySetup | None = None) -> SolverEngine:
     """The engine a game needs: CFR over its built tree, or, when a solve over the built tree would
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
     certified at full resolution. ``locks``: decisions fixed (built trees only). ``ray``: the
-    built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`)."""
+    built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`). The one place that
+    picks: the solve loop then asks only the engine protocol (:mod:`solver.cfr.protocol`)."""
     if check_solvable(config, locks, ray, streamed):
         if ray is not None:
             from .distributed import RayEngine
@@ -210,29 +212,6 @@ def check_stopping_rules(iterations: int | None, target_mbb: float | None, time_
         raise ValueError(f"time limit must be positive, got {time_limit}")
 
 
-def _load_storage(engine, data: dict, path: Path) -> None:
-    """Give ``engine`` a checkpoint's regrets and sums: whole, or a Ray run's shards (to a Ray
-    engine shard by shard, to one process assembled)."""
-    if hasattr(engine, "load_checkpoint_data"):
-        engine.load_checkpoint_data(data)
-        return
-    if data["shards"]:
-        from .distributed import assemble
-
-        if not hasattr(engine, "walker"):
-            raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
-        regret, strat_sum = assemble(engine.walker, data)
-    else:
-        regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
-    if regret.size != engine.regret.size:
-        raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
-                              f"{engine.regret.size})")
-    if hasattr(engine, "set_scale_factors"):
-        engine.load_storage(regret, strat_sum, data["scales"])
-    else:
-        engine.load_storage(regret, strat_sum)
-
-
 class RaySetup(NamedTuple):
     """Where and how a solve runs on Ray: a cluster address (``local``: a runtime started on this
     machine), the number of actors owning subtrees, and the CPUs each asks for."""
@@ -271,8 +250,7 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
         # The engine takes the loaded arrays: copying them into its own would touch a second
         # copy of the storage (its zeros are never touched, so never resident): the triple-draw
         # preset's resume peaked at 24 GB and was killed for memory.
-        _load_storage(engine, data, checkpoint_path)
-        engine.iteration = int(data["iteration"])
+        engine.restore(data, checkpoint_path)
         spent = float(data["seconds"])
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
@@ -296,17 +274,14 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
     def write_checkpoint():
         nonlocal saved_at
         if checkpoint_path:
-            # A Ray engine's actors write their shards first; the checkpoint then names them.
-            regret, strat_sum, shards = (engine.checkpoint_storage(checkpoint_path)
-                                         if hasattr(engine, "checkpoint_storage") else
-                                         (engine.regret, engine.strat_sum, []))
+            # (An engine with shards elsewhere writes them first; the checkpoint then names them.)
+            state = engine.checkpoint_state(checkpoint_path)
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
-                            np.array(convergence, dtype=np.float64).reshape(-1, 3), regret, strat_sum,
+                            np.array(convergence, dtype=np.float64).reshape(-1, 3), state.regret, state.strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
-                            locks.base if locks is not None else "", shards,
-                            engine.scale_factors() if hasattr(engine, "scale_factors") else None)
+                            locks.base if locks is not None else "", state.shards, state.scales)
             saved_at = engine.iteration
-            if not shards:  # a Ray run's shards, resumed in one process: replaced
+            if not state.shards:  # a Ray run's shards, resumed in one process: replaced
                 remove_shards(checkpoint_path.parent)
 
     def kept() -> str:
@@ -338,15 +313,11 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
         """A Ray actor was lost: new actors, every shard back to the last checkpoint (or to the
         start), the iterations since then run again (the same bits: the result is the
         uninterrupted run's). Returns the next check's iteration."""
-        engine.restart_actors()
+        engine.restart()
         if checkpoint_path is not None and checkpoint_path.is_file():
-            data = load_checkpoint(checkpoint_path, config, algorithm)
-            _load_storage(engine, data, checkpoint_path)
-            engine.iteration = int(data["iteration"])
+            engine.restore(load_checkpoint(checkpoint_path, config, algorithm), checkpoint_path)
         else:
-            engine.load_storage(np.zeros(engine.layout.n_entries, np.float32),
-                                np.zeros(engine.layout.n_entries, np.float32))
-            engine.iteration = 0
+            engine.reset_storage()
         convergence[:] = [row for row in convergence if row[0] <= engine.iteration]
         say(f"{lost}: new actors resume from iteration {engine.iteration}")
         return engine.iteration + 1

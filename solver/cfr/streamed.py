@@ -34,7 +34,9 @@ from ..game.plan import SolvePlan, plan_solve
 from ..game.rounds import RoundTemplates
 from ..game.tree import BET_LABELS, DRAW, N_SITUATIONS, StreamedGame
 from . import kernels
+from .files import CheckpointError
 from .kernels import CutEntries, Cuts, Discount, DrawTables, Record, Storage, StreamedTree
+from .protocol import CheckpointState
 from .walker import (NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, in_threads, normalised_slots,
                      read_only, tree_arrays)
 
@@ -340,12 +342,15 @@ class StreamedWalker:
 
 class StreamedEngine:
     """What engines over a streamed game share: no built tree (a strategy is read through its
-    layout's rule), the certificate, and the average strategy. Subclasses set ``config``,
-    ``model``, ``layout``, ``game`` and ``strat_sum``."""
+    layout's rule), the certificate, the average strategy, and the rest of the solve loop's
+    interface (:class:`solver.cfr.protocol.SolverEngine`). Subclasses set ``config``, ``plan``,
+    ``model``, ``layout``, ``game``, ``regret``, ``strat_sum`` and ``iteration``, and run
+    iterations."""
 
     _certifier = None
     cut_entries = None  # the game's cut_entries, where the engine built them for its own walks
     locks = None  # node locking needs a built tree
+    exact_progress = True  # (an engine whose progress checks are cheaper, and not exact, says so)
 
     @property
     def n_states(self) -> int:
@@ -371,6 +376,39 @@ class StreamedEngine:
         """The certificate: exact best responses in the real game against the average strategy
         (every public history, every value class), and its value."""
         return self.certifier.exploitability(self.strat_sum)
+
+    def progress_exploitability(self) -> Exploitability:
+        """The certificate (an engine with a cheaper measure of progress overrides this)."""
+        return self.exploitability()
+
+    def checkpoint_state(self, path) -> CheckpointState:
+        """The storage as it is (no factors: every iteration discounts every entry)."""
+        return CheckpointState(self.regret, self.strat_sum, [], None)
+
+    def restore(self, data: dict, path) -> None:
+        """Take a checkpoint's storage (the arrays themselves, popped from ``data``) and iteration."""
+        if data["shards"]:
+            raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
+        regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
+        if regret.size != self.layout.n_entries:
+            raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
+                                  f"{self.layout.n_entries})")
+        if data["scales"] is not None and not np.all(data["scales"] == 1.0):
+            raise CheckpointError(f"{path} holds a pruned solve's scaled storage; this game is streamed")
+        self.load_storage(regret, strat_sum)
+        self.iteration = int(data["iteration"])
+
+    def reset_storage(self) -> None:
+        """Iteration 0, zero storage."""
+        n = self.layout.n_entries
+        self.load_storage(np.zeros(n, np.float32), np.zeros(n, np.float32))
+        self.iteration = 0
+
+    def restart(self) -> None:
+        """Nothing to restart: the storage is in this process."""
+
+    def shutdown(self) -> None:
+        """Nothing to let go of."""
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
         for lo, hi in self.layout.slot_chunks(max_entries):

@@ -1,0 +1,195 @@
+"""One engine protocol (solver.cfr.protocol) and one table of algorithms (solver.cfr.algorithms).
+
+Every engine answers the solve loop through the same interface, the solve loop never asks which
+engine it has, each engine's checkpoint resumes bit for bit through that interface, and an
+algorithm's row is what --help, the README's table and the engine read.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver.cfr import algorithms
+from solver.cfr.abstract import AbstractEngine
+from solver.cfr.algorithms import ALGORITHMS, Algorithm, algorithm_help, algorithm_names, algorithm_table
+from solver.cfr.distributed import RayEngine
+from solver.cfr.engine import Engine, Schedule
+from solver.cfr.files import CheckpointError, load_checkpoint, save_checkpoint
+from solver.cfr.kernels import make_discount
+from solver.cfr.locks import LockError
+from solver.cfr.protocol import PROTOCOL_ATTRIBUTES, PROTOCOL_METHODS, SolverEngine
+from solver.cfr.sampled import SampledEngine
+from solver.game.config import GameConfig, load_preset
+
+ENGINES = (Engine, RayEngine, AbstractEngine, SampledEngine)
+SOLVE = Path(__file__).resolve().parent.parent / "solver" / "cfr" / "solve.py"
+STREAMED = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
+SAMPLED = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
+
+# Small engines of every kind that runs in one process (RayEngine: tests/test_ray.py, which needs Ray).
+MAKERS = {
+    "built, pruned": lambda: Engine(load_preset("tiny-double-draw")),
+    "built, dcfr": lambda: Engine(load_preset("tiny-double-draw"), "dcfr"),
+    "built, buckets": lambda: Engine(dataclasses.replace(load_preset("tiny-double-draw"), buckets=(5, 4, 3))),
+    "abstract": lambda: AbstractEngine(STREAMED),
+    "sampled": lambda: SampledEngine(SAMPLED, seed=4),
+}
+
+
+def test_the_protocol_lists_what_the_solve_loop_needs():
+    methods = {name for name, value in vars(SolverEngine).items() if inspect.isfunction(value) and name[0] != "_"}
+    assert methods == set(PROTOCOL_METHODS)
+    assert {"config", "algorithm", "plan", "layout", "tree", "iteration", "locks", "exact_progress"} \
+        <= set(PROTOCOL_ATTRIBUTES)
+
+
+@pytest.mark.parametrize("engine_class", ENGINES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("method", PROTOCOL_METHODS)
+def test_every_engine_implements_every_method(engine_class, method):
+    """Each engine class has its own implementation (not the protocol's empty one) taking the
+    protocol's parameters."""
+    implementation = getattr(engine_class, method, None)
+    assert callable(implementation), f"{engine_class.__name__} has no {method}"
+    assert implementation is not getattr(SolverEngine, method)
+    wanted = list(inspect.signature(getattr(SolverEngine, method)).parameters)
+    assert list(inspect.signature(implementation).parameters) == wanted
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_every_engine_has_every_attribute(kind):
+    engine = MAKERS[kind]()
+    for name in PROTOCOL_ATTRIBUTES:
+        assert hasattr(engine, name), f"{kind}: no {name}"
+    assert engine.iteration == 0 and isinstance(engine.algorithm, str) and isinstance(engine.exact_progress, bool)
+
+
+def _engine_uses(tree: ast.AST) -> set[str]:
+    """Attributes read off names that hold an engine in solve.py (``engine``, ``e``)."""
+    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id in ("engine", "e")}
+
+
+def test_the_solve_loop_never_asks_which_engine_it_has():
+    """solve.py calls no hasattr / isinstance / getattr / type, and reads nothing off an engine
+    but the protocol's attributes and methods (make_engine, the one place that picks, builds them)."""
+    tree = ast.parse(SOLVE.read_text())
+    asking = [node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "isinstance", "getattr", "type")]
+    assert asking == []
+    assert _engine_uses(tree) <= set(PROTOCOL_METHODS) | set(PROTOCOL_ATTRIBUTES)
+    assert "restore" in _engine_uses(tree) and "checkpoint_state" in _engine_uses(tree)  # (the scan sees calls)
+
+
+def _checkpoint(engine, path: Path) -> Path:
+    state = engine.checkpoint_state(path)
+    save_checkpoint(path, engine.config, engine.algorithm, engine.iteration, 1.0, np.zeros((0, 3)), state.regret,
+                    state.strat_sum, engine.layout.row_of, shards=state.shards, scales=state.scales)
+    return path
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_a_restored_checkpoint_resumes_bit_for_bit(kind, tmp_path):
+    """Through the protocol alone: 5 iterations, a checkpoint, a new engine restored from it, 5
+    more: the 10-iteration run's storage, bit for bit (a pruned solve's storage factors too)."""
+    once = MAKERS[kind]()
+    once.run_iterations(10)
+    first = MAKERS[kind]()
+    first.run_iterations(5)
+    path = _checkpoint(first, tmp_path / "checkpoint.npz")
+    resumed = MAKERS[kind]()
+    resumed.restore(load_checkpoint(path, resumed.config, resumed.algorithm), path)
+    assert resumed.iteration == 5
+    resumed.run_iterations(5)
+    for a, b in zip(resumed.checkpoint_state(path), once.checkpoint_state(path)):
+        if isinstance(a, np.ndarray):
+            assert a.tobytes() == b.tobytes()
+        else:
+            assert a == b
+    if kind == "built, pruned":
+        assert once.checkpoint_state(path).scales is not None
+
+
+@pytest.mark.parametrize("kind", ["built, pruned", "abstract"])
+def test_reset_storage_is_a_new_engine(kind):
+    fresh, used = MAKERS[kind](), MAKERS[kind]()
+    used.run_iterations(4)
+    used.reset_storage()
+    assert used.iteration == 0
+    used.restart()  # (nothing to restart in one process)
+    for engine in (fresh, used):
+        engine.run_iterations(3)
+    assert used.checkpoint_state(None)[0].tobytes() == fresh.checkpoint_state(None)[0].tobytes()
+    assert used.checkpoint_state(None)[1].tobytes() == fresh.checkpoint_state(None)[1].tobytes()
+
+
+@pytest.mark.parametrize("kind", ["built, pruned", "abstract"])
+def test_a_checkpoint_of_another_game_is_refused(kind, tmp_path):
+    engine = MAKERS[kind]()
+    data = {"regret": np.zeros(7, np.float32), "strat_sum": np.zeros(7, np.float32), "shards": [], "scales": None,
+            "iteration": 3}
+    with pytest.raises(CheckpointError, match=r"x\.npz does not match this game's tree \(7 entries, expected"):
+        engine.restore(data, tmp_path / "x.npz")
+
+
+def test_a_streamed_engine_refuses_a_ray_runs_shards(tmp_path):
+    data = {"regret": np.zeros(7, np.float32), "strat_sum": np.zeros(7, np.float32),
+            "shards": [(tmp_path / "s.npz", np.arange(2))], "scales": None, "iteration": 3}
+    with pytest.raises(CheckpointError, match="written by a Ray run of a built tree; this game is streamed"):
+        MAKERS["abstract"]().restore(data, tmp_path / "x.npz")
+
+
+# -- the table of algorithms ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("row", ALGORITHMS, ids=lambda row: row.name)
+def test_each_row_is_what_help_the_readme_table_and_the_engine_read(row):
+    assert f"{row.name}" in algorithm_help() and row.help in algorithm_help()
+    assert f"| `{row.name}`" in algorithm_table() and f" | {row.help} |" in algorithm_table()
+    engine = Engine(load_preset("tiny-single-draw"), row.name)
+    assert engine.schedule.row is row and engine.algorithm == row.name
+    assert (engine.scales is not None) == row.prunes
+    for t in (1, 2, 7, 300):
+        assert engine.schedule.discount(t) == make_discount(**row.discount(t))
+
+
+FAKE = Algorithm("fake-linear", "a test's copy of linear CFR that never prunes and cannot be locked",
+                 alpha=1.0, beta=1.0, gamma=1.0, prunes=False, lockable=False)
+
+
+@pytest.fixture
+def fake_row(monkeypatch):
+    """A row added to the table for one test: nothing else to change."""
+    monkeypatch.setattr(algorithms, "ALGORITHMS", algorithms.ALGORITHMS + (FAKE,))
+    return FAKE
+
+
+def test_a_new_row_flows_into_help_the_readme_table_and_the_engine(fake_row):
+    from solver.cli import build_parser
+
+    assert algorithm_names()[-1] == "fake-linear"
+    assert f"fake-linear: {FAKE.help}" in algorithm_help()
+    assert f"| `fake-linear` | {FAKE.help} |" in algorithm_table().splitlines()
+    solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
+    option = next(a for a in solve_parser._actions if a.dest == "algorithm")
+    assert "fake-linear" in option.choices and FAKE.help in option.help
+    config = load_preset("tiny-single-draw")
+    fake, linear = Engine(config, "fake-linear"), Engine(config, "linear", pruned=False)
+    assert fake.scales is None  # its row does not prune
+    with pytest.raises(ValueError, match="pruned walks need one of dcfr-ramp, cfr\\+, linear, cfr,"):
+        Engine(config, "fake-linear", pruned=True)
+    for engine in (fake, linear):
+        engine.run_iterations(12)
+    assert fake.regret.tobytes() == linear.regret.tobytes() and fake.strat_sum.tobytes() == linear.strat_sum.tobytes()
+    with pytest.raises(LockError, match="fake-linear solves cannot be locked"):
+        fake.set_locks(None)
+
+
+def test_unknown_algorithms_name_the_choices():
+    with pytest.raises(ValueError, match=r"unknown algorithm 'sgd' \(choose from dcfr-ramp, dcfr, cfr\+, linear, "
+                                         r"cfr\)"):
+        Schedule("sgd")
