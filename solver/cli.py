@@ -19,6 +19,7 @@ import sys
 from abstractions.files import atomic_write
 
 from .cfr.algorithms import algorithm_help, algorithm_names
+from .game.setup import GameSetup
 from .game.tree import DRAW, SEAT_NAMES, action_name
 
 EXAMPLES = """\
@@ -111,7 +112,6 @@ def _game_config(args: argparse.Namespace):
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from .game.config import load_preset, preset_names
-    from .game.plan import plan_solve
 
     if args.preset == "list":
         for name in preset_names():
@@ -129,7 +129,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(plan.to_json()) if args.json else f"game:            {full.describe()} (full resolution)\n"
               + plan.describe())
         return 0
-    plan = plan_solve(config)
+    plan = GameSetup(config).plan
     print(json.dumps(plan.to_json()) if args.json else plan.describe())
     return 0
 
@@ -179,7 +179,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     check_stopping_rules(iterations, target, limit)
     ray = RaySetup(args.ray, args.actors, args.actor_cpus) if args.ray is not None else None
-    check_solvable(config, locks, ray)
+    setup = GameSetup(config)  # its plan, made once: the checks and the solve read it
+    check_solvable(setup, locks, ray)
     _check_run_directory(out, args.resume, args.force)
     # Numba's compilations (a first run's) said on one line that ends before anything else is
     # printed: "compiling the solver's kernels, once (...) ... compiled 4 kernels in 11.2 s".
@@ -194,21 +195,21 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print(line, flush=True)
 
         say = (lambda line: None) if args.quiet else tell
-        return _solve_and_report(args, config, algorithm, locks, ray, out, target, limit, iterations, say, tell)
+        return _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, iterations, say, tell)
 
 
-def _solve_and_report(args, config, algorithm, locks, ray, out, target, limit, iterations, say, tell) -> int:
+def _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, iterations, say, tell) -> int:
     """cmd_solve's solve, charts and last lines (``say``: progress, silent with --quiet; ``tell``:
     always printed)."""
     from .cfr.solve import solve
     from .tables.charts import write_charts
 
-    say(f"solving {config.describe()} with {algorithm} -> {out}")
+    say(f"solving {setup.config.describe()} with {algorithm} -> {out}")
     if ray is not None:
         from .cfr.distributed import describe as describe_ray
 
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
-    result = solve(config, algorithm, iterations=iterations, target_mbb=target, time_limit=limit, out_dir=out,
+    result = solve(setup, algorithm, iterations=iterations, target_mbb=target, time_limit=limit, out_dir=out,
                    resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray)
     if ray is not None:
         say(describe_ray(result.engine))
@@ -221,7 +222,7 @@ def _solve_and_report(args, config, algorithm, locks, ray, out, target, limit, i
         charts = write_charts(out, convergence_only=True)
     else:
         # A game whose tree is never built gets its charts from two streamed walks of the whole tree.
-        walks = f": two walks of the whole tree, {_whole_walks_minutes(config)}" if streamed else ""
+        walks = f": two walks of the whole tree, {_whole_walks_minutes(setup.plan)}" if streamed else ""
         say(f"drawing charts (draws, pat/snow/break, betting, EV, convergence{walks})")
         charts = write_charts(out)
     tell(f"done ({stopped_by}): {done} iterations in {seconds:.1f}s; "
@@ -306,19 +307,17 @@ def kernels_cached() -> bool:
         return True
 
 
-def _whole_walks_minutes(config) -> str:
-    """How long two evaluate walks of a streamed game's whole tree take: about its certificate
-    (two best responses and one evaluate walk)."""
-    from .game.plan import plan_solve
-
-    return f"about {max(plan_solve(config).certificate_seconds / 60, 1):.0f} min"
+def _whole_walks_minutes(plan) -> str:
+    """How long two evaluate walks of a streamed game's whole tree take (``plan``: its
+    :class:`SolvePlan`): about its certificate (two best responses and one evaluate walk)."""
+    return f"about {max(plan.certificate_seconds / 60, 1):.0f} min"
 
 
 def _say_whole_walks(strategy, history: str) -> None:
     """A first-round decision of a game whose tree is never built takes walks of the whole tree."""
     if strategy.tree is None and strategy.streamed.needs_whole_walks(history):
         print(f"(a first-round decision: its reach and values take two walks of the whole tree, "
-              f"{_whole_walks_minutes(strategy.config)})", flush=True)
+              f"{_whole_walks_minutes(GameSetup(strategy.config).plan)})", flush=True)
 
 
 def cmd_show(args: argparse.Namespace) -> int:

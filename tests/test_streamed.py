@@ -16,6 +16,7 @@ from abstractions.transitions import get_draw_model
 from solver.cfr.engine import Engine
 from solver.cfr.sampled import SampledEngine
 from solver.cfr.streamed import StreamedWalker
+from solver.game.setup import GameSetup
 from solver.game.tree import StreamedGame
 from solver.cfr import kernels
 from solver.game.config import GameConfig, load_preset
@@ -182,7 +183,7 @@ def test_recall_slots_are_the_histories_it_remembers(config, recall, draws):
     arithmetic."""
     config = dataclasses.replace(config, recall=recall, remember_draws=draws)
     tree = build_tree(config)
-    layout = StrategyLayout.for_config(tree, get_draw_model(config.ranks, config.suits, config.hand_size).legal)
+    layout = GameSetup(config).layout
     assert layout.rule.remembers_draws == (draws and recall < config.draws)
     h1 = (config.hand_size + 1) ** 2
     slot_of_key, key_of_slot = {}, {}
@@ -197,7 +198,7 @@ def test_recall_slots_are_the_histories_it_remembers(config, recall, draws):
     assert len(slot_of_key) == layout.n_slots
     if draws and recall < config.draws:
         plain = dataclasses.replace(config, remember_draws=False)
-        assert StrategyLayout.for_config(build_tree(plain), layout.class_legal).n_slots < layout.n_slots
+        assert GameSetup(plain).layout.n_slots < layout.n_slots
 
 
 def _as_full_recall(engine):

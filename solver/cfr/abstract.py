@@ -45,11 +45,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from abstractions.buckets import BucketGame, bucket_game
+from abstractions.buckets import BucketGame
 from abstractions.transitions import DrawModel
 
 from ..game.config import GameConfig
-from ..game.layout import LayoutError, StrategyLayout
+from ..game.setup import GameSetup
 from ..game.plan import SolvePlan
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Schedule, discounted_update
@@ -61,30 +61,20 @@ class AbstractEngine(StreamedEngine):
     """CFR in the abstract game of a config with card buckets in every round (see the module
     docstring); the solve loop's interface (:class:`solver.cfr.protocol.SolverEngine`)."""
 
-    def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
+    def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
                  row_of: np.ndarray | None = None, pruned: bool = True):
         """``pruned``: walks skip what the opponent never reaches (``kernels.UPDATE_PRUNED``; each
         seat's average is then over the strategies the other seat's walks faced)."""
         self.pruned = pruned
-        if not config.buckets or not all(config.buckets):
-            raise LayoutError("the abstract game needs card buckets in every round")
-        self.config = config
-        self.schedule = Schedule(algorithm)
         setup = streamed_setup(config, row_of, check_memory)
+        self.setup = setup
+        self.config = setup.config
+        self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = setup.plan
         self.model: DrawModel = setup.model
         self.layout = setup.layout
-        row_of = setup.row_of
-        recall = config.recall if config.recall >= 0 else config.draws
-        templates = setup.game.templates
-        self.bucket_game: BucketGame = bucket_game(config.ranks, config.suits, config.hand_size, config.draws, row_of)
-        n = self.bucket_game.n_values
-        widths = row_of.max(axis=1) + 1
-        own_rows = np.where(np.arange(n)[None, :] < widths[:, None], np.arange(n)[None, :], 0).astype(np.int64)
-        self.game_layout = StrategyLayout.by_recall(templates, self.bucket_game.legal, recall, own_rows,
-                                                       config.remember_draws)
-        if not np.array_equal(self.game_layout.slot_offset, self.layout.slot_offset):
-            raise AssertionError("the abstract game's storage must be the real game's")
+        self.bucket_game: BucketGame = setup.bucket_game
+        self.game_layout = setup.abstract_layout
         self.game = setup.game
         self._prepare()
         self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)

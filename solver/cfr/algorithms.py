@@ -125,7 +125,9 @@ def algorithm_help() -> str:
 
 def algorithm_table() -> str:
     """The README's table of the variants (checked against it by tests/test_readme.py)."""
-    rows = ["| `--algorithm` | what an iteration does |", "|---|---|"]
-    rows += [f"| `{row.name}`{' (default)' if row.name == DEFAULT_ALGORITHM else ''} | {row.help} |"
-             for row in ALGORITHMS]
+    rows = ["| `--algorithm` | what an iteration does | pruned walks (discounts as storage scales) | node locks |",
+            "|---|---|---|---|"]
+    rows += [f"| `{row.name}`{' (default)' if row.name == DEFAULT_ALGORITHM else ''} | {row.help} | "
+             f"{'yes' if row.prunes else 'no: every node walked, every entry discounted'} | "
+             f"{'yes' if row.lockable else 'no'} |" for row in ALGORITHMS]
     return "\n".join(rows)

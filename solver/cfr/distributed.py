@@ -30,12 +30,10 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from abstractions.transitions import get_draw_model
-
 from ..game.config import GameConfig
 from ..game.layout import StrategyLayout
 from ..game.plan import format_bytes
-from ..game.tree import build_tree
+from ..game.setup import GameSetup
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Engine
 from .files import SHARD_DIR, save_shard
@@ -175,10 +173,8 @@ def _copy_runs(src, src_start, dst, dst_start, length):
 
 def _game(config: GameConfig, row_of: np.ndarray | None):
     """The tree, draw model, layout and walker every process builds for itself (deterministic)."""
-    tree = build_tree(config)
-    model = get_draw_model(config.ranks, config.suits, config.hand_size)
-    layout = StrategyLayout.for_config(tree, model.legal, row_of)
-    return Walker(tree, layout, model)
+    setup = GameSetup(config, row_of, streamed=False)
+    return Walker(setup.tree, setup.layout, setup.model)
 
 
 def storage_digests(regret: np.ndarray, strat_sum: np.ndarray) -> tuple[str, str]:
@@ -319,7 +315,8 @@ class RayEngine(Engine):
     ``regret`` and ``strat_sum`` read as whole arrays gather every shard (for checkpoints and
     strategy files); assigning them hands each shard its part."""
 
-    def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, address: str = "local", actors: int = 2,
+    def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
+                 actors: int = 2,
                  row_of: np.ndarray | None = None, actor_cpus: float = 1.0, check_memory: bool = True,
                  locks=None):
         if actors < 1:
@@ -333,7 +330,7 @@ class RayEngine(Engine):
             self.plan.check_tree_fits()
         walker = self.walker
         if self.layout.shares_slots:
-            raise RayError(f"{config.describe()}: its public nodes share slots (imperfect recall), so subtrees "
+            raise RayError(f"{self.config.describe()}: its public nodes share slots (imperfect recall), so subtrees "
                            "cannot own their storage; solve it in one process")
         self.blocks = split_cuts(walker, actors)
         self.trunk = trunk_shard(walker)
@@ -571,17 +568,16 @@ class ClusterPlan(NamedTuple):
 def cluster_plan(config: GameConfig, machines: int, machine_bytes: int, cores: int) -> ClusterPlan:
     """The plan of a full-resolution solve of ``config`` on ``machines`` machines of
     ``machine_bytes`` and ``cores`` each (no tree is built: counts and one shape)."""
-    from ..game.plan import BUILD_BYTES_PER_NODE, BYTES_PER_ENTRY, BYTES_PER_NODE, plan_solve
-    from ..game.rounds import RoundTemplates
-    from ..game.tree import BET, expand_tree
+    from ..game.plan import BUILD_BYTES_PER_NODE, BYTES_PER_ENTRY, BYTES_PER_NODE
+    from ..game.tree import BET
 
     if machines < 1 or cores < 1 or machine_bytes <= 0:
         raise RayError("a cluster needs at least one machine, one core and some memory")
-    plan = plan_solve(config)
     if not config.draws:
         raise RayError(f"{config.describe()}: a game without draws has no subtrees to share out")
-    templates = RoundTemplates.of(config)
-    trunk = expand_tree(templates, 0, last_round=0)
+    setup = GameSetup(config)
+    plan, templates = setup.plan, setup.templates
+    trunk = setup.game.trunk
     cuts = int(((trunk.kind == BET) & (trunk.round == 1)).sum())
     counts = plan.counts
     storage = (counts.betting_rows + counts.draw_rows) * plan.private_states * BYTES_PER_ENTRY

@@ -2,7 +2,7 @@
 
 Lifecycle, each step a function of its own: the plan (:func:`plan_solve`,
 refuses what does not fit), the public tree (:func:`build_tree`), the draw
-model, the strategy layout (:meth:`StrategyLayout.for_config`: full
+model, the strategy layout (:meth:`GameSetup.layout_for`: full
 resolution or card buckets), the walker (:class:`Walker`), then the engine
 allocates storage from the layout and iterates. The algorithms (dcfr-ramp, the
 default, DCFR, CFR+, linear and vanilla CFR) are rows of one table,
@@ -31,12 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abstractions.transitions import DrawModel, get_draw_model
+from abstractions.transitions import DrawModel
 
 from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from ..game.layout import StrategyLayout
-from ..game.plan import SolvePlan, SolveTooLarge, format_bytes, plan_solve
-from ..game.tree import PublicTree, build_tree
+from ..game.plan import SolvePlan, SolveTooLarge, format_bytes
+from ..game.setup import GameSetup
+from ..game.tree import PublicTree
 from . import algorithms, kernels
 from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, Algorithm, find_algorithm  # noqa: F401
 from .files import CheckpointError
@@ -145,7 +146,7 @@ class Engine:
 
     _sealed_at: int | None = None  # the iteration of a locked game's average sums (``_sealed``), if made
 
-    def __init__(self, config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
+    def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
                  row_of: np.ndarray | None = None, locks: LockFile | None = None, allocate: bool = True,
                  pruned: bool | None = None):
         """``row_of``: the layout's class -> row maps per round (as a checkpoint stores them);
@@ -156,21 +157,20 @@ class Engine:
         as factors (:class:`StorageScales`); None: wherever it applies (an algorithm whose row
         ``prunes``, rows not shared, no locks), False: every walk visits every node and
         discounts every entry it passes (the walks of before)."""
-        self.config = config
+        setup = GameSetup.of(config, row_of, streamed=False)
+        self.setup, self.config = setup, setup.config
         self.schedule = Schedule(algorithm)
-        self.plan: SolvePlan = plan_solve(config)
+        self.plan: SolvePlan = setup.plan
         if check_memory:
             self.plan.check_tree_fits()
         if check_memory and self.plan.streamed:
             raise SolveTooLarge(
-                f"{config.describe()}: a solve over its built tree does not fit in this machine's "
+                f"{setup.config.describe()}: a solve over its built tree does not fit in this machine's "
                 f"{format_bytes(self.plan.machine_bytes)}; it is solved streamed, in its abstract game "
                 "(solve() and `badugi solve` do that)")
         if check_memory:
             self.plan.check_fits()
-        tree = build_tree(config)
-        model = get_draw_model(config.ranks, config.suits, config.hand_size)
-        layout = StrategyLayout.for_config(tree, model.legal, row_of)
+        tree, model, layout = setup.tree, setup.model, setup.layout
         self.walker = Walker(tree, layout, model)
         if allocate:
             self.regret = np.zeros(layout.n_entries, dtype=np.float32)

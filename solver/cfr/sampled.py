@@ -46,10 +46,10 @@ class SampledEngine(StreamedEngine):
                  row_of: np.ndarray | None = None, sampling: int = kernels.SAMPLE_DRAWS):
         """``row_of``: the layout's class -> row maps (a checkpoint's); ``sampling``: where the
         opponent's actions are sampled (``kernels.SAMPLE_*``; none is full-width linear CFR)."""
-        self.config = config
+        setup = streamed_setup(config, row_of, check_memory)
+        self.setup, self.config = setup, setup.config
         self.seed = int(seed)
         self.sampling = sampling
-        setup = streamed_setup(config, row_of, check_memory)
         self.plan: SolvePlan = setup.plan
         self.model: DrawModel = setup.model
         self.layout = setup.layout

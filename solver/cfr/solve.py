@@ -32,7 +32,8 @@ import numpy as np
 from abstractions.files import atomic_write
 
 from ..game.config import GameConfig
-from ..game.plan import SolveTooLarge, plan_solve
+from ..game.setup import GameSetup
+from ..game.plan import SolveTooLarge
 from .abstract import AbstractEngine
 from .distributed import ActorLost
 from .engine import DEFAULT_ALGORITHM, Engine
@@ -108,29 +109,34 @@ def _file_identity(path: Path) -> tuple | None:
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
-def make_engine(config: GameConfig, algorithm: str = DEFAULT_ALGORITHM, row_of=None, streamed: bool | None = None,
-                locks: LockFile | None = None, ray: RaySetup | None = None) -> SolverEngine:
+def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, row_of=None,
+                streamed: bool | None = None, locks: LockFile | None = None, ray: RaySetup | None = None
+                ) -> SolverEngine:
     """The engine a game needs: CFR over its built tree, or, when a solve over the built tree would
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
-    certified at full resolution. ``locks``: decisions fixed (built trees only). ``ray``: the
-    built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`). The one place that
+    certified at full resolution. ``game``: a config or its setup (whose plan is reused);
+    ``row_of``: a checkpoint's row maps. ``locks``: decisions fixed (built trees only). ``ray``:
+    the built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`). The one place that
     picks: the solve loop then asks only the engine protocol (:mod:`solver.cfr.protocol`)."""
-    if check_solvable(config, locks, ray, streamed):
-        if ray is not None:
-            from .distributed import RayEngine
+    setup = GameSetup.of(game)
+    built = check_solvable(setup, locks, ray, streamed)
+    setup = setup.decided(streamed=not built, row_of=row_of)
+    if not built:
+        return AbstractEngine(setup, algorithm)
+    if ray is not None:
+        from .distributed import RayEngine
 
-            return RayEngine(config, algorithm, ray.address, ray.actors, row_of=row_of, actor_cpus=ray.actor_cpus,
-                             locks=locks)
-        return Engine(config, algorithm, row_of=row_of, locks=locks)
-    return AbstractEngine(config, algorithm, row_of=row_of)
+        return RayEngine(setup, algorithm, ray.address, ray.actors, actor_cpus=ray.actor_cpus, locks=locks)
+    return Engine(setup, algorithm, locks=locks)
 
 
-def check_solvable(config: GameConfig, locks: LockFile | None = None, ray: RaySetup | None = None,
+def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, ray: RaySetup | None = None,
                    streamed: bool | None = None) -> bool:
     """Whether :func:`make_engine` builds the game's tree (else it streams it); a ValueError
     (SolveTooLarge, LockError, RayError) for a solve it would refuse, found from the plan alone:
     before anything is built, compiled or printed."""
-    plan = plan_solve(config)
+    setup = GameSetup.of(game)
+    config, plan = setup.config, setup.plan
     built = not (plan.streamed if streamed is None else streamed)
     if built:
         plan.check_tree_fits()
@@ -221,18 +227,21 @@ class RaySetup(NamedTuple):
     actor_cpus: float = 1.0
 
 
-def solve(config: GameConfig, algorithm: str | None = None, iterations: int | None = None,
+def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations: int | None = None,
           target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
           resume: bool = False, progress: Callable[[str], None] | None = None,
           check_every: int | None = None, streamed: bool | None = None,
           locks: LockFile | None = None, ray: RaySetup | None = None) -> SolveResult:
-    """Solve ``config``; write results to ``out_dir`` if given. See the module docstring.
+    """Solve ``game`` (a config, or its setup: its plan is then not made again); write results to
+    ``out_dir`` if given. See the module docstring.
     ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
     (None: when it must). ``locks``: decisions fixed by a lock file (a resume must give the
     same one). ``ray``: run the subtrees in Ray actors (the same result, bit for bit).
     ``algorithm``: None is the default algorithm for a new run, and the checkpoint's own for
     a resumed one (a named one must be the checkpoint's)."""
     check_stopping_rules(iterations, target_mbb, time_limit)
+    setup = GameSetup.of(game)
+    config = setup.config
     say = progress or (lambda line: None)
     out = Path(out_dir) if out_dir is not None else None
     checkpoint_path = out / CHECKPOINT_NAME if out else None
@@ -246,7 +255,7 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
         algorithm = str(data["algorithm"])
         check_resume(data, checkpoint_path, locks)
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
-        engine = make_engine(config, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks, ray=ray)
+        engine = make_engine(setup, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks, ray=ray)
         # The engine takes the loaded arrays: copying them into its own would touch a second
         # copy of the storage (its zeros are never touched, so never resident): the triple-draw
         # preset's resume peaked at 24 GB and was killed for memory.
@@ -256,7 +265,7 @@ def solve(config: GameConfig, algorithm: str | None = None, iterations: int | No
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
     else:
         algorithm = algorithm or DEFAULT_ALGORITHM
-        engine = make_engine(config, algorithm, streamed=streamed, locks=locks, ray=ray)
+        engine = make_engine(setup, algorithm, streamed=streamed, locks=locks, ray=ray)
     if engine.locks is not None:
         say(engine.locks.describe())
 

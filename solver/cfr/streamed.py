@@ -26,12 +26,11 @@ from typing import Iterator, NamedTuple
 import numba
 import numpy as np
 
-from abstractions.transitions import DrawModel, get_draw_model
+from abstractions.transitions import DrawModel
 
 from ..game.config import GameConfig
-from ..game.layout import LayoutError, StrategyLayout, config_row_maps
-from ..game.plan import SolvePlan, plan_solve
-from ..game.rounds import RoundTemplates
+from ..game.setup import GameSetup
+from ..game.layout import LayoutError, StrategyLayout
 from ..game.tree import BET_LABELS, DRAW, N_SITUATIONS, StreamedGame
 from . import kernels
 from .files import CheckpointError
@@ -53,30 +52,14 @@ class WalkSummary(NamedTuple):
                             # over the opponent
 
 
-class StreamedSetup(NamedTuple):
-    """What an engine over a streamed game starts from."""
-
-    plan: SolvePlan
-    model: DrawModel
-    row_of: np.ndarray            # (rounds, N) class -> row, per round
-    layout: StrategyLayout        # by the config's recall rule
-    game: "StreamedGame"
-
-
-def streamed_setup(config: GameConfig, row_of: np.ndarray | None = None, check_memory: bool = True) -> StreamedSetup:
-    """The plan (checked against this machine), draw model, class-to-row maps (``row_of``, a
-    checkpoint's, or the config's buckets), layout by recall rule and streamed game of a config
-    solved without building its tree."""
-    plan = plan_solve(config)
+def streamed_setup(game: GameConfig | GameSetup, row_of: np.ndarray | None = None,
+                   check_memory: bool = True) -> GameSetup:
+    """The setup of a game solved over its streamed tree (``row_of``: a checkpoint's row maps),
+    its plan checked against this machine."""
+    setup = GameSetup.of(game, row_of, streamed=True)
     if check_memory:
-        plan.check_fits()
-    templates = RoundTemplates.of(config)
-    model = get_draw_model(config.ranks, config.suits, config.hand_size)
-    if row_of is None:
-        row_of = config_row_maps(config, model.n_values)
-    recall = config.recall if config.recall >= 0 else config.draws
-    layout = StrategyLayout.by_recall(templates, model.legal, recall, row_of, config.remember_draws)
-    return StreamedSetup(plan, model, row_of, layout, StreamedGame(templates))
+        setup.plan.check_fits()
+    return setup
 
 
 NO_CUT_ENTRIES = CutEntries(np.zeros(0, np.int64), np.zeros((0, 0), np.int64))

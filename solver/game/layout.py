@@ -15,7 +15,8 @@ into *slots*, one per decision point of the game the solver stores:
 So the strategy of ``(node, action, class)`` is entry
 ``slot_offset[slot_of[node]] + action * row_width[r] + row_of[r, class]`` with
 ``r`` the node's round. Full resolution, card buckets and shared public nodes
-are all just layouts; the engine allocates from one, the kernels read it
+are all just layouts, each game's made by one function
+(:meth:`solver.game.setup.GameSetup.layout_for`); the engine allocates from one, the kernels read it
 (:class:`LayoutArrays`), strategy files carry it, and readers need nothing else.
 
 >>> from solver.game.config import load_preset
@@ -240,20 +241,6 @@ class StrategyLayout:
         if (slot_of[tree.kind <= DRAW] < 0).any():
             raise LayoutError("the tree has histories this layout has no slot for")
         return dataclasses.replace(self, slot_of=slot_of)
-
-    @classmethod
-    def for_config(cls, tree: PublicTree, class_legal: np.ndarray, row_of: np.ndarray | None = None
-                   ) -> "StrategyLayout":
-        """The layout a config asks for, on a built tree: full resolution or its card buckets
-        per round, one slot per public node or by its recall rule. ``row_of``: given row maps
-        (a checkpoint's) instead of the config's buckets."""
-        config = tree.config
-        if row_of is None:
-            row_of = config_row_maps(config, class_legal.shape[-2])
-        if config.recall < 0:
-            return cls.build(tree, class_legal, row_of)
-        return cls.by_recall(RoundTemplates.of(config), class_legal, config.recall, row_of,
-                             config.remember_draws).materialize(tree)
 
     @staticmethod
     def planned_row_widths(buckets: tuple[int, ...], rounds: int, n_states: int) -> list[int]:

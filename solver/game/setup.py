@@ -54,14 +54,25 @@ class GameSetup:
             self.plan = plan
 
     @classmethod
-    def of(cls, game: "GameConfig | GameSetup", row_of: np.ndarray | None = None) -> "GameSetup":
-        """``game`` itself if it is a setup (``row_of`` must then be its own), else a new setup of
-        the config: the entry of functions that take either."""
+    def of(cls, game: "GameConfig | GameSetup", row_of: np.ndarray | None = None,
+           streamed: bool | None = None) -> "GameSetup":
+        """``game`` itself if it is a setup (``row_of`` and ``streamed``, if given, must be its
+        own), else a new setup of the config: the entry of the engines, which take either."""
         if isinstance(game, GameSetup):
             if row_of is not None and not np.array_equal(row_of, game.row_of):
                 raise LayoutError("a setup's row maps are its own")
+            if streamed is not None and streamed != game.streamed:
+                raise LayoutError(f"{game.config.describe()}: this setup's tree is "
+                                  + ("streamed" if game.streamed else "built"))
             return game
-        return cls(game, row_of)
+        return cls(game, row_of, streamed)
+
+    def decided(self, streamed: bool, row_of: np.ndarray | None = None) -> "GameSetup":
+        """This game with its tree built or streamed as decided (and a checkpoint's row maps, if
+        given), sharing the plan: itself when nothing changes."""
+        if streamed == self.streamed and row_of is None:
+            return self
+        return GameSetup(self.config, self._row_of if row_of is None else row_of, streamed, self.plan)
 
     # -- the game ----------------------------------------------------------
     @cached_property
@@ -167,8 +178,8 @@ class GameSetup:
         order (:class:`abstractions.buckets.BucketGame`)."""
         from abstractions.buckets import bucket_game
 
-        if not self.abstract_game_ready:
-            raise LayoutError("the abstract game needs card buckets in every round and a recall")
+        if not (self.config.buckets and all(self.config.buckets)):
+            raise LayoutError("the abstract game needs card buckets in every round")
         c = self.config
         return bucket_game(c.ranks, c.suits, c.hand_size, c.draws, self.row_of)
 

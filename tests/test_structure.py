@@ -1,0 +1,69 @@
+"""The structure the code promises (DESIGN.md, STYLE.md): each fact has one owner.
+
+These read the source (ast), so they fail the day someone builds a second layout, asks an
+engine what it is, or moves chart writing back into the CLI."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("solver", "abstractions")
+
+
+def _modules():
+    for package in PACKAGES:
+        yield from sorted((ROOT / package).rglob("*.py"))
+
+
+def _calls(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            yield node, ast.unparse(node.func)
+
+
+def test_the_layout_of_a_game_is_built_in_one_function():
+    """The map from (node, action, class) to a storage entry: every StrategyLayout of a game
+    is made by GameSetup.layout_for (files read theirs back), and row maps, the recall
+    normalisation and the bucket game come from the setup alone."""
+    owners = {"build": {"solver/game/setup.py"}, "by_recall": {"solver/game/setup.py"}, "for_config": set(),
+              "config_row_maps": {"solver/game/setup.py"}, "bucket_game": {"solver/game/setup.py"},
+              "plan_solve": {"solver/game/setup.py"}}
+    found = {name: set() for name in owners}
+    for path in _modules():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ("solver/game/layout.py", "abstractions/buckets.py"):
+            continue  # where they are defined
+        for _, name in _calls(ast.parse(path.read_text())):
+            last = name.rsplit(".", 1)[-1]
+            if last in owners and (last not in ("build",) or name.endswith("StrategyLayout.build")):
+                found[last].add(rel)
+    assert found == owners
+    copies = [path.relative_to(ROOT).as_posix() for path in _modules()
+              if "recall if " in path.read_text() or "recall >= 0 else" in path.read_text()]
+    assert copies == ["solver/game/setup.py"]
+
+
+def test_solve_asks_no_engine_what_it_is():
+    """solve.py calls the engine protocol: no hasattr, isinstance or getattr on anything."""
+    tree = ast.parse((ROOT / "solver/cfr/solve.py").read_text())
+    asked = [ast.unparse(call) for call, name in _calls(tree) if name in ("hasattr", "isinstance", "getattr")]
+    assert asked == []
+
+
+def test_charts_are_written_by_the_tables_package():
+    tree = ast.parse((ROOT / "solver/cli.py").read_text())
+    defined = [node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and "chart" in node.name]
+    assert defined == []
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if "njit" in p.read_text()], ids=lambda p: p.name)
+def test_no_kernel_takes_more_than_16_parameters(path):
+    tree = ast.parse(path.read_text())
+    long = [(node.name, len(node.args.args)) for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef) and any("njit" in ast.unparse(d) for d in node.decorator_list)
+            and len(node.args.args) > 16]
+    assert long == []
