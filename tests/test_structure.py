@@ -67,3 +67,21 @@ def test_no_kernel_takes_more_than_16_parameters(path):
             if isinstance(node, ast.FunctionDef) and any("njit" in ast.unparse(d) for d in node.decorator_list)
             and len(node.args.args) > 16]
     assert long == []
+
+
+def test_a_solve_plans_its_game_once(tmp_path, monkeypatch):
+    """`badugi solve` checks the game, picks its engine and solves it from one plan (the plan of
+    the triple-draw preset enumerates a million history keys: it was made twice)."""
+    import solver.game.setup as setup_module
+    from solver.cli import main
+
+    planned = []
+    real = setup_module.plan_solve
+    monkeypatch.setattr(setup_module, "plan_solve", lambda config, *rest: planned.append(config) or real(config, *rest))
+    out = tmp_path / "run"
+    assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "20", "--out", str(out), "--no-charts",
+                 "--quiet"]) == 0
+    assert len(planned) == 1
+    assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "40", "--out", str(out), "--no-charts",
+                 "--quiet", "--resume"]) == 0
+    assert len(planned) == 2

@@ -267,7 +267,7 @@ class Engine:
         """Take a checkpoint's storage (the arrays themselves, popped from ``data``; a Ray run's
         shards assembled), its factors and its iteration."""
         if data["shards"]:
-            from .distributed import assemble
+            from .shards import assemble
 
             regret, strat_sum = assemble(self.walker, data)
         else:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from abstractions.files import atomic_write
 
+from .history import BETTING_RULES, describe_older
+
 DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
 MAX_CAP = 8
 # Blinds and bet sizes: far beyond any real structure, and far within float32 storage of pots
@@ -90,8 +92,6 @@ class GameConfig:
         if self.remember_draws and not 0 <= self.recall < self.draws:
             raise ConfigError("remember_draws: keeps the draw counts of rounds a recall forgets; it needs a recall "
                               f"of 0 to {self.draws - 1} rounds")
-        from .history import BETTING_RULES  # (history reads round templates, which read configs)
-
         if self.older_betting not in BETTING_RULES:
             raise ConfigError(f"older_betting: {self.older_betting!r} is not a rule (rules: "
                               f"{', '.join(BETTING_RULES)})")
@@ -163,8 +163,6 @@ class GameConfig:
             buckets = ", buckets " + "/".join(str(b) if b else "full" for b in self.buckets)
         recall = ""
         if self.recall >= 0:
-            from .history import describe_older
-
             recall = f", recall {self.recall} round{'' if self.recall == 1 else 's'}"
             older = describe_older(self.remember_draws, self.older_betting)
             if older:

@@ -31,17 +31,18 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .rounds import RoundTemplate
+# (No import of the game's modules: configs check their rule names here. A rule's codes read a
+# round's template, :class:`solver.game.rounds.RoundTemplate`: its outcomes and their chips.)
 
 
 class BettingRule(NamedTuple):
     """What a recall rule keeps of an older round's betting."""
 
     describe: str   # how a game's name says it ("" for forgetting it)
-    codes: Callable[[RoundTemplate, float], np.ndarray]  # (template, bet size) -> (outcomes,) dense codes from 0
+    codes: Callable[[object, float], np.ndarray]  # (round template, bet size) -> (outcomes,) dense codes from 0
 
 
-def _forget(template: RoundTemplate, bet: float) -> np.ndarray:
+def _forget(template, bet: float) -> np.ndarray:
     return np.zeros(template.n_outcomes, np.int64)
 
 
