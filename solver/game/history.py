@@ -46,9 +46,16 @@ def _forget(template, bet: float) -> np.ndarray:
     return np.zeros(template.n_outcomes, np.int64)
 
 
+def _number_of_bets(template, bet: float) -> np.ndarray:
+    """The bets and raises of the round (the big blind's blind is not a bet of his): what each
+    seat put in beyond the round's opening, in bets."""
+    return np.rint((template.outcome_contrib - max(template.start_contrib)) / bet).astype(np.int64)
+
+
 # One row per rule; the first is the default (and what files written before rules existed did).
 BETTING_RULES: dict[str, BettingRule] = {
     "forget": BettingRule("", _forget),
+    "bets": BettingRule("the number of bets", _number_of_bets),
 }
 DEFAULT_BETTING = "forget"
 
