@@ -75,7 +75,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from abstractions.random import stream_seed, uniform
 
@@ -132,6 +134,35 @@ StreamedTree = namedtuple("StreamedTree", "trunk trunk_layout cuts cut_pot cut_r
 # An update walk's storage over a streamed game: the rows played (the regrets, read-only), the
 # regrets and strategy sums, and the regrets' delta (zero between walks).
 Storage = namedtuple("Storage", "play regret strat_sum delta")
+
+
+
+def _borrow(context, builder, ty, value):
+    """``value`` of type ``ty`` with every array's meminfo and parent null (see :func:`borrowed`)."""
+    if isinstance(ty, types.Array):
+        array = context.make_array(ty)(context, builder, value=value)
+        array.meminfo = cgutils.get_null_value(array.meminfo.type)
+        array.parent = cgutils.get_null_value(array.parent.type)
+        return array._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        for i, item in enumerate(ty.types):
+            value = builder.insert_value(value, _borrow(context, builder, item, builder.extract_value(value, i)), i)
+    return value
+
+
+@intrinsic
+def borrowed(typingctx, value):
+    """``value`` (an array, or a tuple of them, nested or named) whose arrays keep no reference to
+    their memory: views of them, and the arguments of the functions a kernel calls with them, cost
+    no reference-count pair (an atomic add and subtract on the memory's count; Numba makes one at
+    every call of a kernel's helpers with an array or a group of arrays, and two threads walking
+    with the same storage make them on one cache line). Only for arrays that outlive the call
+    that borrows them: a kernel's arguments, whose caller holds them. (A ``prange`` body's array
+    arguments are borrowed in this way by Numba itself: the walks of cut subtrees ran in one
+    before they ran on Python threads, 9-13% faster than without it.)"""
+    def codegen(context, builder, signature, args):
+        return _borrow(context, builder, value, args[0])
+    return value(value), codegen
 
 
 def no_record(n_nodes: int, n_states: int) -> Record:
@@ -537,8 +568,12 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     vector in ``record.value[r, traverser]`` (strategy tables use this).
 
     Hot loops index whole buffers (``reach[depth, seat, s]``) rather than row
-    views: every view costs an atomic reference-count pair.
+    views: every view costs a reference-count pair (a call each, though an empty one on the
+    :func:`borrowed` arrays this walk works on).
     """
+    # Every array is the caller's: borrowed, so the helpers called at each node count no references.
+    roots, root_reach, root_value, tree, layout, draws, play, regret, strat_sum, cuts, work, record = borrowed(
+        (roots, root_reach, root_value, tree, layout, draws, play, regret, strat_sum, cuts, work, record))
     kind, seat, contrib, first_child, n_children, node_round = (tree.kind, tree.seat, tree.contrib,
                                                                  tree.first_child, tree.n_children, tree.node_round)
     entry_offset, row_width, legal_mask = layout.entry_offset, layout.row_width, layout.legal_mask
