@@ -501,3 +501,55 @@ def test_explorer_of_a_tree_less_game_refuses_what_it_cannot_hold(tree_less, tmp
     assert main(["explore", str(run), "--prefix", "ck/21/kk/", "--out", str(tmp_path / "sub.html")]) == 0
     text = (tmp_path / "sub.html").read_text()
     assert "ck/21/kk/00/b" in text
+
+
+def test_unsampled_mccfr_is_linear_cfr():
+    """A sampled walk that samples nowhere is the full-width pruned walk of linear CFR: the first
+    iteration gives the bits of the built-tree engine's, later ones its storage (regrets and sums
+    t times the true ones, as its discounts kept as factors store them) to float32 rounding."""
+    config = dataclasses.replace(load_preset("tiny-double-draw"), recall=2)  # perfect recall: one slot a node
+    engine, sampled = Engine(config, "linear"), SampledEngine(config, sampling=kernels.SAMPLE_NONE)
+    tree = engine.tree
+    ours = sampled.layout.materialize(tree)
+    spans = [(int(engine.layout.entry_offset[node]), int(ours.entry_offset[node]),
+              int(tree.n_children[node]) * engine.n_states) for node in np.nonzero(tree.kind <= DRAW)[0]]
+
+    def gather(storage, which):
+        return np.concatenate([storage[span[which]:span[which] + span[2]] for span in spans])
+
+    for t in (1, 2, 3, 4):
+        for solver in (engine, sampled):
+            solver.run_iterations(1)
+        for theirs, mine in ((engine.regret, sampled.regret), (engine.strat_sum, sampled.strat_sum)):
+            theirs, mine = gather(theirs, 0), gather(mine, 1)
+            assert np.abs(theirs).max() > 0
+            if t == 1:
+                assert np.array_equal(mine, theirs)
+            else:
+                assert np.allclose(mine, theirs, rtol=0, atol=1e-6 * np.abs(theirs).max())
+
+
+def test_sampled_iterations_depend_on_the_seed_alone():
+    """Sampled iterations are the same bits for one seed, on one thread or two (each cut draws
+    from its own stream), differ with the seed, and skip most cuts."""
+    import numba
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), recall=1)
+    runs = {}
+    threads = numba.get_num_threads()
+    try:
+        for name, seed, n_threads in (("a", 7, threads), ("again", 7, threads), ("one thread", 7, 1),
+                                      ("other seed", 8, threads)):
+            numba.set_num_threads(n_threads)
+            engine = SampledEngine(config, seed=seed, sampling=kernels.SAMPLE_ALL)
+            engine.run_iterations(20)
+            runs[name] = engine
+    finally:
+        numba.set_num_threads(threads)
+    a = runs["a"]
+    for name in ("again", "one thread"):
+        assert np.array_equal(runs[name].regret, a.regret) and np.array_equal(runs[name].strat_sum, a.strat_sum)
+    assert not np.array_equal(runs["other seed"].regret, a.regret)
+    # The last walk (the big blind's) skipped the cuts the button's samples never reach.
+    unreached = (a.arrays.tree.cuts.reach[:, 0].sum(axis=1) == 0).sum()
+    assert unreached > len(a.game.cut_nodes) // 2

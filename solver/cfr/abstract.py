@@ -53,7 +53,8 @@ from ..game.setup import GameSetup
 from ..game.plan import SolvePlan
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Schedule, discounted_update
-from .streamed import StreamedEngine, StreamedWalker, cut_entries, streamed_arrays, streamed_setup, update_streamed
+from .streamed import (StreamedEngine, StreamedWalker, cut_entries, group_chunks, streamed_arrays, streamed_setup,
+                       update_streamed)
 from .walker import Exploitability, read_only
 
 
@@ -98,19 +99,8 @@ class AbstractEngine(StreamedEngine):
         self.cut_group = kernels.cut_groups(self.arrays.tree, self.game_layout.n_slots)
 
     def chunks(self, threads: int) -> tuple[np.ndarray, np.ndarray]:
-        """Cuts in ``threads`` chunks, whole groups each (largest groups first, each to the chunk
-        with the fewest cuts so far); within a chunk in increasing order: ``(cuts, starts)``."""
-        groups: dict[int, list[int]] = {}
-        for c, g in enumerate(self.cut_group.tolist()):
-            groups.setdefault(g, []).append(c)
-        load, owned = [0] * threads, [[] for _ in range(threads)]
-        for members in sorted(groups.values(), key=lambda m: (-len(m), m[0])):
-            k = min(range(threads), key=lambda t: (load[t], t))
-            load[k] += len(members)
-            owned[k] += members
-        cuts = np.array([c for part in owned for c in sorted(part)], np.int64)
-        starts = np.concatenate([[0], np.cumsum([len(part) for part in owned])]).astype(np.int64)
-        return cuts, starts
+        """Cuts in ``threads`` chunks of whole groups (:func:`solver.cfr.streamed.group_chunks`)."""
+        return group_chunks(self.cut_group, threads)
 
     def run_iterations(self, n: int) -> None:
         """``n`` iterations of alternating updates (button, then big blind), each walk's subtree

@@ -43,7 +43,7 @@ from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, Algorithm, find_algorithm
 from .files import CheckpointError
 from .kernels import Discount, make_discount
 from .locks import LockError, LockFile, Locks, compile_locks, lock_strategy
-from .protocol import CheckpointState
+from .protocol import CheckpointState, StorageHere
 from .walker import Exploitability, Walker, class_strategy, normalised_slots
 
 
@@ -141,7 +141,7 @@ def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.
             kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, 1.0, 1.0, True)
 
 
-class Engine:
+class Engine(StorageHere):
     """Range-vector CFR over the public tree of one game config."""
 
     _sealed_at: int | None = None  # the iteration of a locked game's average sums (``_sealed``), if made
@@ -270,25 +270,13 @@ class Engine:
             from .shards import assemble
 
             regret, strat_sum = assemble(self.walker, data)
+            if regret.size != self.layout.n_entries:
+                raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
+                                      f"{self.layout.n_entries})")
         else:
-            regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
-        if regret.size != self.layout.n_entries:
-            raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
-                                  f"{self.layout.n_entries})")
+            regret, strat_sum = self.take_whole_storage(data, path)
         self.load_storage(regret, strat_sum, data["scales"])
         self.iteration = int(data["iteration"])
-
-    def reset_storage(self) -> None:
-        """Iteration 0: zero storage, factors of one."""
-        n = self.layout.n_entries
-        self.load_storage(np.zeros(n, np.float32), np.zeros(n, np.float32))
-        self.iteration = 0
-
-    def restart(self) -> None:
-        """Nothing to restart: the storage is in this process."""
-
-    def shutdown(self) -> None:
-        """Nothing to let go of."""
 
     @property
     def algorithm(self) -> str:

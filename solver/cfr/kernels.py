@@ -30,6 +30,12 @@ Three policies share the walk:
   before the walk (a discount that only adds), or held divided by running
   factors that the discount carries (``pos_store``, ``neg_store`` and
   ``sum_weight``: ``solver.cfr.engine.StorageScales``).
+- ``UPDATE_SAMPLED_DRAWS``, ``UPDATE_SAMPLED_ALL``: as ``UPDATE_PRUNED``, but
+  at the opponent's draws (or at all his nodes) one action is walked, sampled
+  in proportion to his reach-weighted strategy from the stream in
+  ``work.rng``, and his reach below it is divided by its probability, so
+  values are unbiased estimates (vector-form external-sampling MCCFR:
+  Lanctot et al. 2009, Johanson et al. 2012; :mod:`solver.cfr.sampled`).
 
 Pruning: below an opponent's action that leaves his reach vector all zero,
 the traverser's values are zero, and best-response, evaluate and pruned update
@@ -69,16 +75,25 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from abstractions.random import uniform
+from abstractions.random import stream_seed, uniform
 
 from ..game.layout import LayoutArrays, key_slot
 from ..game.tree import DRAW, FOLD, SHOWDOWN
 
-UPDATE, BEST_RESPONSE, EVALUATE, UPDATE_PRUNED = 0, 1, 2, 3
+UPDATE, BEST_RESPONSE, EVALUATE, UPDATE_PRUNED, UPDATE_SAMPLED_DRAWS, UPDATE_SAMPLED_ALL = 0, 1, 2, 3, 4, 5
 FULL, COLLECT, TRUNK = 0, 1, 2
 SAMPLE_NONE, SAMPLE_DRAWS, SAMPLE_ALL = 0, 1, 2   # where a sampled walk samples the opponent
+
+
+def sampled_policy(sampling: int) -> int:
+    """The update policy of a walk sampling the opponent where ``sampling`` says (``SAMPLE_*``):
+    ``UPDATE_PRUNED`` samples nowhere."""
+    return (UPDATE_PRUNED, UPDATE_SAMPLED_DRAWS, UPDATE_SAMPLED_ALL)[sampling]
+
 
 # Kernel arguments come in named groups (each built once in Python by the walker):
 # the public tree's arrays, the draw model's tables, the discount of one iteration,
@@ -130,12 +145,35 @@ StreamedTree = namedtuple("StreamedTree", "trunk trunk_layout cuts cut_pot cut_r
 # An update walk's storage over a streamed game: the rows played (the regrets, read-only), the
 # regrets and strategy sums, and the regrets' delta (zero between walks).
 Storage = namedtuple("Storage", "play regret strat_sum delta")
-# A sampled walk's tree (:func:`sampled_walk`): the trunk and the shape as one tree (a cut's
-# children are the shape root's), its first ``n_trunk`` nodes the trunk's, and each node's phase,
-# pot and round records; the trunk's cuts, their pots and records, the trunk's storage entries,
-# the recall rule and the layout arrays.
-SampledTree = namedtuple("SampledTree", "tree n_trunk phase pot records cut_index cut_pot cut_record trunk_entry rule "
-                                        "layout")
+
+
+
+def _borrow(context, builder, ty, value):
+    """``value`` of type ``ty`` with every array's meminfo and parent null (see :func:`borrowed`)."""
+    if isinstance(ty, types.Array):
+        array = context.make_array(ty)(context, builder, value=value)
+        array.meminfo = cgutils.get_null_value(array.meminfo.type)
+        array.parent = cgutils.get_null_value(array.parent.type)
+        return array._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        for i, item in enumerate(ty.types):
+            value = builder.insert_value(value, _borrow(context, builder, item, builder.extract_value(value, i)), i)
+    return value
+
+
+@intrinsic
+def borrowed(typingctx, value):
+    """``value`` (an array, or a tuple of them, nested or named) whose arrays keep no reference to
+    their memory: views of them, and the arguments of the functions a kernel calls with them, cost
+    no reference-count pair (an atomic add and subtract on the memory's count; Numba makes one at
+    every call of a kernel's helpers with an array or a group of arrays, and two threads walking
+    with the same storage make them on one cache line). Only for arrays that outlive the call
+    that borrows them: a kernel's arguments, whose caller holds them. (A ``prange`` body's array
+    arguments are borrowed in this way by Numba itself: the walks of cut subtrees ran in one
+    before they ran on Python threads, 9-13% faster than without it.)"""
+    def codegen(context, builder, signature, args):
+        return _borrow(context, builder, value, args[0])
+    return value(value), codegen
 
 
 def no_record(n_nodes: int, n_states: int) -> Record:
@@ -143,8 +181,11 @@ def no_record(n_nodes: int, n_states: int) -> Record:
     walk serves both)."""
     return Record(np.full(n_nodes, -1, np.int64), np.zeros((0, 2, n_states)), np.zeros((0, 2, n_states)),
                   np.zeros((0, 0, 0, 0, 0)), np.zeros(0, np.int64), np.zeros(0, np.int64))
+# (``rng``: the random stream of a sampled walk, a one-element uint64 array
+# (``abstractions.random``); ``picked`` and ``pick_prob``: the action sampled at each level, -1
+# where none can be, -2 where none is, and its probability.)
 WorkBuffers = namedtuple("WorkBuffers", "reach child_val strat stack_node stack_next agg temp chance_at chance_level "
-                                        "ones per_bucket bucket_sums scratch")
+                                        "ones per_bucket bucket_sums scratch rng picked pick_prob")
 
 
 @njit(cache=True, fastmath=True)
@@ -323,7 +364,10 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
         np.ones(n_states),
         np.empty((n_actions_max, max_width)),                    # a node's strategy per bucket
         np.empty((2, max_width)),                                # per-bucket sums
-        np.empty(width))                                         # scratch of regret matching
+        np.empty(width),                                         # scratch of regret matching
+        np.zeros(1, np.uint64),                                  # a sampled walk's random stream
+        np.full(max_depth + 1, -2, np.int64),                    # action sampled per level
+        np.ones(max_depth + 1))                                  # its probability
 
 
 @njit(cache=True)
@@ -463,6 +507,31 @@ def _locked_best(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, de
 
 
 @njit(cache=True)
+def _sample_action(reach, depth, seat, strat, n_act, work):
+    """Sample the action of ``seat`` at level ``depth`` in proportion to his reach-weighted
+    strategy: into ``work.picked[depth]`` with its probability in ``work.pick_prob[depth]``; -1,
+    drawing nothing from the stream, where he never gets here (so walks that enter such nodes and
+    walks that skip them draw the same numbers)."""
+    total = 0.0
+    for s in range(reach.shape[2]):
+        total += reach[depth, seat, s]
+    pick = -1
+    if total > 0.0:
+        u = uniform(work.rng) * total
+        for a in range(n_act):
+            mass = 0.0
+            for s in range(reach.shape[2]):
+                mass += reach[depth, seat, s] * strat[depth, a, s]
+            if mass > 0.0:
+                pick = a
+                work.pick_prob[depth] = mass / total
+                if u < mass:
+                    break
+                u -= mass
+    work.picked[depth] = pick
+
+
+@njit(cache=True)
 def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, other, strat):
     """Adds one decision node to an evaluate walk's summary (see ``Record``)."""
     other_total = 0.0
@@ -510,8 +579,12 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     vector in ``record.value[r, traverser]`` (strategy tables use this).
 
     Hot loops index whole buffers (``reach[depth, seat, s]``) rather than row
-    views: every view costs an atomic reference-count pair.
+    views: every view costs a reference-count pair (a call each, though an empty one on the
+    :func:`borrowed` arrays this walk works on).
     """
+    # Every array is the caller's: borrowed, so the helpers called at each node count no references.
+    roots, root_reach, root_value, tree, layout, draws, play, regret, strat_sum, cuts, work, record = borrowed(
+        (roots, root_reach, root_value, tree, layout, draws, play, regret, strat_sum, cuts, work, record))
     kind, seat, contrib, first_child, n_children, node_round = (tree.kind, tree.seat, tree.contrib,
                                                                  tree.first_child, tree.n_children, tree.node_round)
     entry_offset, row_width, legal_mask = layout.entry_offset, layout.row_width, layout.legal_mask
@@ -526,7 +599,9 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                                                        work.stack_next)
     agg, temp, chance_at, chance_level, ones = work.agg, work.temp, work.chance_at, work.chance_level, work.ones
     per_bucket, bucket_sums, scratch = work.per_bucket, work.bucket_sums, work.scratch
-    updating = policy == UPDATE or policy == UPDATE_PRUNED
+    sampling = policy == UPDATE_SAMPLED_DRAWS or policy == UPDATE_SAMPLED_ALL
+    pruned_update = policy == UPDATE_PRUNED or sampling
+    updating = policy == UPDATE or pruned_update
     own_sums = policy == UPDATE
     track_chance = shared_rows and updating
     summarise = policy == EVALUATE and record.summary.shape[0] > 0
@@ -534,7 +609,8 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     # Skip what the opponent never reaches (see the module docstring): not while collecting the
     # reach at cuts, nor where reach is recorded or a best response's action values are asked for.
     prune = mode != COLLECT and rec_reach.shape[0] == 0 and (
-        policy == UPDATE_PRUNED or policy == EVALUATE or (policy == BEST_RESPONSE and regret.shape[0] == 0))
+        pruned_update or policy == EVALUATE or (policy == BEST_RESPONSE and regret.shape[0] == 0))
+    picked, pick_prob = work.picked, work.pick_prob
 
     for r in range(len(roots)):
         for s in range(n_states):
@@ -585,10 +661,20 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                 if summarise and mode != TRUNK:
                     _summarise_node(record.summary, record.column, acting, rnd, record.situation[node], first_child[node],
                                     n_act, reach[depth, acting], reach[depth, waiting], strat[depth])
+                if sampling:
+                    picked[depth] = -2
+                    if acting == opponent and (is_draw or policy == UPDATE_SAMPLED_ALL):
+                        # Walk one of his actions, his reach divided by its probability: unbiased values.
+                        _sample_action(reach, depth, opponent, strat, n_act, work)
 
             if k < n_act:
                 stack_next[depth] = k + 1
                 child = first_child[node] + k
+                if sampling and picked[depth] != -2 and k != picked[depth]:
+                    # An action not sampled: worth nothing to this walk's estimate.
+                    for s in range(n_states):
+                        child_val[depth, k, s] = 0.0
+                    continue
                 # The acting seat's reach after action k (a trunk walk reads a cut's value, not its reach).
                 needs_reach = not (mode == TRUNK and cut_index[child] >= 0)
                 if not needs_reach:
@@ -602,6 +688,10 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                 else:
                     for s in range(n_states):
                         reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
+                if sampling and k == picked[depth] and needs_reach:
+                    scale = 1.0 / pick_prob[depth]
+                    for s in range(n_states):
+                        reach[depth + 1, acting, s] *= scale
                 if prune and acting == opponent and needs_reach:
                     live = 0.0
                     for s in range(n_states):
@@ -729,7 +819,7 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                     for a in range(1, n_act):
                         for s in range(n_states):
                             child_val[vd, vk, s] += child_val[depth, a, s]
-                    if policy == UPDATE_PRUNED:
+                    if pruned_update:
                         # The opponent's strategy sums, from his reach (a pruned walk's sums).
                         _add_sums(strat_sum, rows_at, n_act, width, shared_rows, layout.row_of, rnd,
                                   reach[depth, opponent], strat[depth], discount, bucket_sums)
@@ -922,16 +1012,19 @@ def walk_sizes(game, draws):
 
 
 @njit(cache=True, nogil=True)
-def walk_cut_chunk(chunk, skip_unreached, traverser, policy, discount, game, draws, play, regret, strat_sum, record):
+def walk_cut_chunk(chunk, skip_unreached, traverser, policy, discount, game, draws, play, regret, strat_sum, record,
+                   seed):
     """Walk the subtrees below the cuts ``chunk`` of a streamed ``game`` (:data:`StreamedTree`),
     in that order, each from its reach in ``game.cuts.reach``, its value into ``game.cuts.value``
     (:func:`_walk_cut`), with one set of buffers; without the GIL, so threads walk chunks at once
     (``solver.cfr.streamed``: one thread per chunk; not ``prange``, whose bodies cannot take
-    nested named tuples)."""
+    nested named tuples). A sampled walk below cut ``c`` draws from stream ``c + 1`` of ``seed``
+    (``abstractions.random.stream_seed``): the same numbers in any chunk."""
     max_depth, n_act_max, n_sets, max_width = walk_sizes(game, draws)
     n_states = game.cuts.reach.shape[2]
     work, tree, layout = _cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width)
     for j in range(len(chunk)):
+        work.rng[0] = stream_seed(seed, chunk[j] + 1)
         _walk_cut(chunk[j], skip_unreached, traverser, policy, discount, game, tree, layout, draws, play, regret,
                   strat_sum, work, record)
     return 0
@@ -943,199 +1036,6 @@ def add_delta(regret, delta):
     for i in prange(len(regret)):
         regret[i] += delta[i]
         delta[i] = 0.0
-
-
-@njit(cache=True, fastmath=True)
-def sampled_walk(traverser, weight, sampling, rng, deal_prob, game, draws, regret, strat_sum, work, sampled, entry_at):
-    """One vector-form Monte Carlo CFR walk for ``traverser`` (external sampling of the opponent's
-    public actions: Lanctot et al. 2009, in vector form as Johanson et al. 2012); returns the
-    traverser's value at the root, sum_s deal(s) * value(s) (an unbiased estimate).
-
-    ``tree`` is a streamed game's trunk followed by its shape (nodes from ``n_trunk`` on; a cut
-    node's children are the shape root's, and the shape's contributions and pots are relative
-    to the cut's pot). Storage entries come from the trunk's layout (``trunk_entry``) or, in the
-    shape, from the recall ``rule`` with the current cut's pot and first-round record.
-
-    At the traverser's nodes every action is walked; the regret of each row adds ``weight``
-    times its members' counterfactual regrets (value differences weighted by the traverser's
-    chance-only reach). At the opponent's nodes one action is sampled with probability
-    q(a) = its share of the opponent's reach mass, the opponent's reach is divided by q(a)
-    (unbiased values), and the opponent's strategy sums add ``weight`` times its reach-weighted
-    strategy (stochastically weighted averaging). A node the opponent never reaches is worth 0
-    and is not walked. ``sampling``: ``SAMPLE_ALL`` samples at every opponent node,
-    ``SAMPLE_DRAWS`` only at his draws (his betting is walked whole), ``SAMPLE_NONE`` nowhere
-    (full width).
-    """
-    tree, n_trunk, phase, pot, records = game.tree, game.n_trunk, game.phase, game.pot, game.records
-    cut_index, cut_pot, cut_record, trunk_entry, rule = (game.cut_index, game.cut_pot, game.cut_record,
-                                                         game.trunk_entry, game.rule)
-    layout = game.layout
-    kind, seat, contrib, first_child, n_children, node_round = (tree.kind, tree.seat, tree.contrib,
-                                                                 tree.first_child, tree.n_children, tree.node_round)
-    row_width, row_of, legal_mask = layout.row_width, layout.row_of, layout.legal_mask
-    legal = draws.legal
-    n_states = deal_prob.shape[0]
-    opponent = 1 - traverser
-    reach, child_val, strat, stack_node, stack_next = (work.reach, work.child_val, work.strat, work.stack_node,
-                                                       work.stack_next)
-    agg, temp, chance_at, chance_level, ones = work.agg, work.temp, work.chance_at, work.chance_level, work.ones
-    per_bucket, bucket_sums, scratch = work.per_bucket, work.bucket_sums, work.scratch
-    own_slot = child_val.shape[1] - 1
-    for s in range(n_states):
-        reach[0, opponent, s] = deal_prob[s]
-        chance_at[0, s] = deal_prob[s]
-    chance_level[0] = 0
-    cur_pot = 0.0
-    cur_record = -1
-    depth = np.int64(0)  # not the constant: calls typed with a literal 0 compile their callees twice
-    stack_node[0] = 0
-    stack_next[0] = 0
-    while depth >= 0:
-        node = stack_node[depth]
-        n_act = n_children[node]
-        acting = seat[node]
-        is_draw = kind[node] == DRAW
-        rnd = node_round[node]
-        width = row_width[rnd]
-        if stack_next[depth] == 0:
-            total = 0.0
-            for s in range(n_states):
-                total += reach[depth, opponent, s]
-            if total == 0.0:
-                # Never reached by the opponent: worth nothing to the traverser; nothing to update.
-                stack_next[depth] = n_act + 1
-            else:
-                if node < n_trunk:
-                    e = trunk_entry[node]
-                else:
-                    e = rule.slot_offset[key_slot(rule, rnd, phase[node], pot[node] + cur_pot, records[node],
-                                                  cur_record)]
-                entry_at[depth] = e
-                _regret_match(regret, e, width, n_act, is_draw, legal_mask, rnd, per_bucket, temp, scratch)
-                for a in range(n_act):
-                    for s in range(n_states):
-                        strat[depth, a, s] = per_bucket[a, row_of[rnd, s]]
-                if acting == traverser:
-                    # Only the opponent's reach matters to the traverser's values.
-                    for s in range(n_states):
-                        reach[depth + 1, opponent, s] = reach[depth, opponent, s]
-                else:
-                    # The opponent's average strategy: its reach-weighted strategy per row position.
-                    sums = strat_sum[e:e + n_act * width].reshape((n_act, width))
-                    for a in range(n_act):
-                        bucket_sums[0, :width] = 0.0
-                        for s in range(n_states):
-                            bucket_sums[0, row_of[rnd, s]] += reach[depth, opponent, s] * strat[depth, a, s]
-                        for b in range(width):
-                            sums[a, b] += weight * bucket_sums[0, b]
-                    if sampling == SAMPLE_ALL or (sampling == SAMPLE_DRAWS and is_draw):
-                        u = uniform(rng) * total
-                        pick = -1
-                        for a in range(n_act):
-                            mass = 0.0
-                            for s in range(n_states):
-                                mass += reach[depth, opponent, s] * strat[depth, a, s]
-                            if mass > 0.0:
-                                pick = a
-                                temp[a] = mass / total
-                                if u < mass:
-                                    break
-                                u -= mass
-                        sampled[depth] = pick
-                        stack_next[depth] = pick
-        k = stack_next[depth]
-        sampled_here = acting == opponent and (sampling == SAMPLE_ALL or (sampling == SAMPLE_DRAWS and is_draw))
-        if k < n_act:
-            stack_next[depth] = n_act if sampled_here else k + 1
-            child = first_child[node] + k
-            if acting == opponent:
-                if is_draw:
-                    _draw_reach(reach[depth, opponent], strat[depth, k], k, rnd, draws, agg, reach[depth + 1, opponent])
-                else:
-                    for s in range(n_states):
-                        reach[depth + 1, opponent, s] = reach[depth, opponent, s] * strat[depth, k, s]
-                if sampled_here:
-                    scale = 1.0 / temp[k]
-                    for s in range(n_states):
-                        reach[depth + 1, opponent, s] *= scale
-                chance_level[depth + 1] = chance_level[depth]
-            elif is_draw:
-                # The traverser's chance-only reach changes at his own draws.
-                _draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
-                chance_level[depth + 1] = depth + 1
-            else:
-                chance_level[depth + 1] = chance_level[depth]
-            child_kind = kind[child]
-            extra = cur_pot if child >= n_trunk else 0.0
-            if child_kind == FOLD:
-                folder = seat[child]
-                gain = -(contrib[child, traverser] + extra) if folder == traverser else contrib[child, folder] + extra
-                _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k)
-            elif child_kind == SHOWDOWN:
-                _terminal_value(SHOWDOWN, contrib[child, traverser] + extra, reach, depth + 1, opponent,
-                                child_val, depth, k)
-            else:
-                if child < n_trunk and cut_index[child] >= 0:
-                    cur_pot = cut_pot[cut_index[child]]
-                    cur_record = cut_record[cut_index[child]]
-                depth += 1
-                stack_node[depth] = child
-                stack_next[depth] = 0
-            continue
-        # Leaving: the node's value goes to the parent's slot for it, or through the draw table at
-        # the traverser's draws, or out of the walk.
-        parent = stack_node[depth - 1] if depth > 0 else -1
-        parent_draws = parent >= 0 and kind[parent] == DRAW and seat[parent] == traverser
-        if depth == 0 or parent_draws:
-            vd, vk = depth, own_slot
-        else:
-            vd, vk = depth - 1, stack_next[depth - 1] - 1
-            if seat[parent] == opponent and (sampling == SAMPLE_ALL or (sampling == SAMPLE_DRAWS
-                                                                       and kind[parent] == DRAW)):
-                vk = sampled[depth - 1]
-        if k > n_act:
-            for s in range(n_states):
-                child_val[vd, vk, s] = 0.0
-        elif acting == traverser:
-            for s in range(n_states):
-                child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
-            for a in range(1, n_act):
-                for s in range(n_states):
-                    child_val[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
-            if is_draw:
-                # Illegal counts get no regret: their value is set to the node's.
-                for a in range(n_act):
-                    for s in range(n_states):
-                        if not legal[rnd, s, a]:
-                            child_val[depth, a, s] = child_val[vd, vk, s]
-            e = entry_at[depth]
-            rows = regret[e:e + n_act * width].reshape((n_act, width))
-            chance = chance_at[chance_level[depth]]
-            for a in range(n_act):
-                bucket_sums[0, :width] = 0.0
-                for s in range(n_states):
-                    bucket_sums[0, row_of[rnd, s]] += chance[s] * (child_val[depth, a, s] - child_val[vd, vk, s])
-                for b in range(width):
-                    rows[a, b] += weight * bucket_sums[0, b]
-        elif not sampled_here:
-            for s in range(n_states):
-                child_val[vd, vk, s] = child_val[depth, 0, s]
-            for a in range(1, n_act):
-                for s in range(n_states):
-                    child_val[vd, vk, s] += child_val[depth, a, s]
-        else:
-            pick = sampled[depth]
-            for s in range(n_states):
-                child_val[vd, vk, s] = child_val[depth, pick, s]
-        depth -= 1
-        if depth >= 0 and parent_draws:
-            slot = stack_next[depth] - 1
-            _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,
-                            child_val[depth, slot])
-    total = 0.0
-    for s in range(n_states):
-        total += deal_prob[s] * child_val[0, own_slot, s]
-    return total
 
 
 @njit(cache=True)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # (annotations only: this module imports nothing that compile
     from ..game.config import GameConfig
     from ..game.layout import StrategyLayout
     from ..game.plan import SolvePlan
+    from ..game.setup import GameSetup
     from ..game.tree import PublicTree
     from .locks import Locks
     from .walker import Exploitability
@@ -40,6 +41,7 @@ class CheckpointState(NamedTuple):
 class SolverEngine(Protocol):
     """The interface of every engine (see the module docstring)."""
 
+    setup: GameSetup               # the game, and everything built from it (solver.game.setup)
     config: GameConfig
     algorithm: str                 # the name a checkpoint and a strategy file record
     plan: SolvePlan
@@ -85,3 +87,32 @@ class SolverEngine(Protocol):
 PROTOCOL_METHODS = ("run_iterations", "progress_exploitability", "exploitability", "checkpoint_state", "restore",
                     "reset_storage", "restart", "shutdown", "average_probability_chunks")
 PROTOCOL_ATTRIBUTES = tuple(SolverEngine.__annotations__)
+
+
+class StorageHere:
+    """The protocol's storage methods for an engine whose storage is in this process (regrets
+    and strategy sums as two float32 arrays of its layout's entries, taken by ``load_storage``)."""
+
+    def take_whole_storage(self, data: dict, path: Path) -> tuple[np.ndarray, np.ndarray]:
+        """A whole (unsharded) checkpoint's regrets and sums, popped from ``data`` (the arrays
+        themselves: copying a big game's would need its memory twice); CheckpointError if they
+        are not this layout's size."""
+        from .files import CheckpointError
+
+        regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
+        if regret.size != self.layout.n_entries:
+            raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
+                                  f"{self.layout.n_entries})")
+        return regret, strat_sum
+
+    def reset_storage(self) -> None:
+        """Iteration 0: zero storage (and no discounts kept)."""
+        n = self.layout.n_entries
+        self.load_storage(np.zeros(n, np.float32), np.zeros(n, np.float32))
+        self.iteration = 0
+
+    def restart(self) -> None:
+        """Nothing to restart: the storage is in this process."""
+
+    def shutdown(self) -> None:
+        """Nothing to let go of."""

@@ -16,13 +16,20 @@ and by the value classes of a card bucket. A sampled walk visits a few
 thousand to a few hundred thousand nodes, so an iteration costs milliseconds
 to a second, not minutes.
 
-Its exploitability is measured exactly, at full resolution, by
+A sampled walk is the update walk of every streamed game
+(:func:`solver.cfr.streamed.update_streamed`: the trunk, the subtrees below
+its cuts in threads, the trunk again) with a sampling policy of
+:func:`solver.cfr.kernels.traverse` (``kernels.sampled_policy``); a cut the
+opponent's samples never reach is skipped, which is most of them. Its
+exploitability is measured exactly, at full resolution, by
 :class:`solver.cfr.streamed.StreamedWalker`. Iterations are deterministic
-given the seed (one random stream per iteration and traverser).
+given the seed, whatever the number of threads (one random stream per
+iteration and traverser, and below it one for the trunk and one per cut).
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from abstractions.random import stream_seed
@@ -31,9 +38,8 @@ from abstractions.transitions import DrawModel
 from ..game.config import GameConfig
 from ..game.plan import SolvePlan
 from . import kernels
-from .kernels import TreeArrays
-from .streamed import StreamedEngine, streamed_setup
-from .walker import draw_tables, normalised_slots, tree_arrays
+from .streamed import StreamedEngine, cut_entries, group_chunks, streamed_arrays, streamed_setup, update_streamed
+from .walker import normalised_slots, read_only
 
 
 class SampledEngine(StreamedEngine):
@@ -54,55 +60,36 @@ class SampledEngine(StreamedEngine):
         self.model: DrawModel = setup.model
         self.layout = setup.layout
         self.game = setup.game
-        self._prepare_walk()
+        self.cut_entries = cut_entries(self.game, self.layout)
+        self.arrays = streamed_arrays(self.game, self.layout, self.model, self.cut_entries)
+        self.cut_group = kernels.cut_groups(self.arrays.tree, self.layout.n_slots)
+        self._chunks = None
         self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.strat_sum = np.zeros(self.layout.n_entries, dtype=np.float32)
+        self._delta = np.zeros(self.layout.n_entries, np.float32)
         self.iteration = 0
 
-    def _prepare_walk(self) -> None:
-        """One tree for the sampled walks: the trunk, then the shape; a cut's children are the
-        shape root's."""
-        game = self.game
-        trunk, shape = game.trunk, game.shape
-        n_trunk = trunk.n_nodes
-        parts = [trunk] if shape is None else [trunk, shape]
-        first_child = np.concatenate([trunk.first_child.astype(np.int64)]
-                                     + ([np.where(shape.first_child >= 0, shape.first_child.astype(np.int64) + n_trunk,
-                                                  -1)] if shape is not None else []))
-        n_children = np.concatenate([p.n_children.astype(np.int64) for p in parts])
-        if shape is not None:
-            first_child[game.cut_nodes] = shape.first_child[0] + n_trunk
-            n_children[game.cut_nodes] = shape.n_children[0]
-        trunk_arrays = tree_arrays(trunk)
-        shape_depth = tree_arrays(shape).max_depth if shape is not None else 0
-        tree = TreeArrays(np.concatenate([p.kind for p in parts]), np.concatenate([p.seat for p in parts]),
-                          np.concatenate([p.contrib for p in parts]), first_child, n_children,
-                          np.concatenate([p.round.astype(np.int64) for p in parts]),
-                          trunk_arrays.max_depth + shape_depth + 1, max(int(p.n_children.max()) for p in parts))
-        index = np.full(n_trunk, -1, np.int64)
-        index[game.cut_nodes] = np.arange(len(game.cut_nodes))
-        self.walk_tree = kernels.SampledTree(
-            tree, n_trunk, np.concatenate([p.phase.astype(np.int64) for p in parts]),
-            np.concatenate([p.pot.astype(np.float64) for p in parts]),
-            np.concatenate([p.records.astype(np.int64) for p in parts]), index, game.cut_pot, game.cut_record,
-            self.layout.materialize(trunk).entry_offset, self.layout.rule.kernel_arrays(self.layout.slot_offset),
-            self.layout.kernel_arrays())
-        self.draws = draw_tables(self.model, self.config.rounds)
-        depth = tree.max_depth
-        self.work = kernels.make_work(depth, tree.n_actions_max, self.n_states, self.model.n_sets,
-                                      int(self.layout.row_width.max()))
-        self.sampled = np.zeros(depth + 1, np.int64)
-        self.entry_at = np.zeros(depth + 1, np.int64)
-
     def run_iterations(self, n: int) -> None:
-        """``n`` iterations: a sampled walk for the button, then one for the big blind, each with its
-        own random stream; the iteration's weight is its number (linear averaging)."""
+        """``n`` iterations: a sampled update walk for the button, then one for the big blind
+        (:func:`solver.cfr.streamed.update_streamed`), each with its own random stream; regrets
+        and strategy sums weighted by the iteration's number (linear CFR)."""
+        threads = numba.get_num_threads()
+        if self._chunks is None or len(self._chunks[1]) != threads + 1:
+            self._chunks = group_chunks(self.cut_group, threads)
+        policy = kernels.sampled_policy(self.sampling)
+        arrays = self.arrays
         for _ in range(n):
             t = self.iteration + 1
+            # Old regrets and sums stay as they are, the iteration's are added times t: regrets
+            # (old / t + gained) * t (a discount that only adds), sums plus t times the reach-weighted strategy.
+            weight = float(t)
+            linear = kernels.make_discount(pos_scale=1.0 / weight, neg_scale=1.0 / weight, sum_weight=weight,
+                                           pos_store=weight, neg_store=weight)
+            storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
             for traverser in (0, 1):
-                rng = np.array([stream_seed(self.seed, 2 * t + traverser)], dtype=np.uint64)
-                kernels.sampled_walk(traverser, float(t), self.sampling, rng, self.model.deal_prob, self.walk_tree,
-                                     self.draws, self.regret, self.strat_sum, self.work, self.sampled, self.entry_at)
+                update_streamed(traverser, policy, linear, self.model.deal_prob, arrays.tree, arrays.shape_record,
+                                arrays.draws, storage, *self._chunks, arrays.no_record,
+                                seed=stream_seed(self.seed, 2 * t + traverser))
             self.iteration = t
 
     def average_strategy(self, node_slot: int) -> np.ndarray:

@@ -26,6 +26,7 @@ from typing import Iterator, NamedTuple
 import numba
 import numpy as np
 
+from abstractions.random import stream_seed
 from abstractions.transitions import DrawModel
 
 from ..game.config import GameConfig
@@ -35,7 +36,7 @@ from ..game.tree import BET_LABELS, DRAW, N_SITUATIONS, StreamedGame
 from . import kernels
 from .files import CheckpointError
 from .kernels import CutEntries, Cuts, Discount, DrawTables, Record, Storage, StreamedTree
-from .protocol import CheckpointState
+from .protocol import CheckpointState, StorageHere
 from .walker import (NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, in_threads, normalised_slots,
                      read_only, tree_arrays)
 
@@ -148,7 +149,7 @@ def walk_streamed(traverser: int, policy: int, deal_prob: np.ndarray, game: Stre
         order = np.arange(n_cuts, dtype=np.int64)
         in_threads(n_chunks, lambda chunk: kernels.walk_cut_chunk(
             order[bounds[chunk]:bounds[chunk + 1]], True, traverser, policy, kernels.NO_UPDATE, game, draws, play,
-            NO_STORAGE, NO_STORAGE, shape_record._replace(summary=sums[chunk])))
+            NO_STORAGE, NO_STORAGE, shape_record._replace(summary=sums[chunk]), np.uint64(0)))
         for chunk in range(n_chunks):
             record.summary[...] += sums[chunk]
         kernels.traverse(*walk, kernels.TRUNK, *groups)
@@ -157,7 +158,7 @@ def walk_streamed(traverser: int, policy: int, deal_prob: np.ndarray, game: Stre
 
 def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np.ndarray, game: StreamedTree,
                     shape_record: Record, draws: DrawTables, storage: Storage, chunk_cuts: np.ndarray,
-                    chunk_start: np.ndarray, record: Record) -> float:
+                    chunk_start: np.ndarray, record: Record, seed: int = 0) -> float:
     """One seat's update walk over a streamed ``game`` (:data:`kernels.StreamedTree`; see
     :func:`walk_streamed`), whose public nodes share slots; returns the root value.
 
@@ -169,25 +170,52 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
     to ``storage.delta`` (zero on entry, zeroed again on return), added to ``storage.regret``
     after the walks, which read the iteration's strategy from ``storage.play`` (the regrets).
     The trunk (the first round, whose slots no subtree shares) is updated last, in place.
-    ``policy``: ``UPDATE``, or ``UPDATE_PRUNED`` (cuts and subtrees the opponent never reaches
-    are skipped; the opponent's strategy sums are the ones added). ``adding``: a discount that
-    only adds.
+    ``policy``: ``UPDATE``, ``UPDATE_PRUNED`` (cuts and subtrees the opponent never reaches
+    are skipped; the opponent's strategy sums are the ones added), or a sampled walk
+    (``kernels.sampled_policy``: as pruned, one of the opponent's actions walked where he is
+    sampled, so most cuts are skipped). ``adding``: a discount that only adds. A sampled walk
+    draws in the trunk from stream 0 of ``seed`` (``abstractions.random.stream_seed``), the same
+    numbers in both trunk walks, and below cut ``c`` from stream ``c + 1``: its result depends on
+    the seed alone, not on the chunks.
     """
     work, roots, root_reach, root_value = _trunk_walk(game, draws, deal_prob)
+    seed = np.uint64(seed)
     cuts = game.cuts
     n_cuts = len(cuts.nodes)
+    if policy in (kernels.UPDATE_SAMPLED_DRAWS, kernels.UPDATE_SAMPLED_ALL):
+        # The collecting walk skips the cuts below actions not sampled: unreached.
+        cuts.reach[:, 1 - traverser] = 0.0
+    work.rng[0] = stream_seed(seed, 0)
     walk = (roots, root_reach, root_value, traverser, policy)
     groups = (adding, game.trunk, game.trunk_layout, draws, storage.play, storage.regret, storage.strat_sum, cuts,
               work, record)
     kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
     if n_cuts:
-        pruned = policy == kernels.UPDATE_PRUNED
+        pruned = policy != kernels.UPDATE
         in_threads(len(chunk_start) - 1, lambda chunk: kernels.walk_cut_chunk(
             chunk_cuts[chunk_start[chunk]:chunk_start[chunk + 1]], pruned, traverser, policy, adding, game, draws,
-            storage.play, storage.delta, storage.strat_sum, shape_record))
+            storage.play, storage.delta, storage.strat_sum, shape_record, seed))
         kernels.add_delta(storage.regret, storage.delta)
+        work.rng[0] = stream_seed(seed, 0)  # the trunk's picks again
         kernels.traverse(*walk, kernels.TRUNK, *groups)
     return kernels.root_total(deal_prob, root_value[0])
+
+
+def group_chunks(cut_group: np.ndarray, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cuts in ``threads`` chunks, whole groups each (:func:`kernels.cut_groups`; largest groups
+    first, each to the chunk with the fewest cuts so far); within a chunk in increasing order:
+    ``(cuts, starts)`` for :func:`update_streamed`."""
+    groups: dict[int, list[int]] = {}
+    for c, g in enumerate(cut_group.tolist()):
+        groups.setdefault(g, []).append(c)
+    load, owned = [0] * threads, [[] for _ in range(threads)]
+    for members in sorted(groups.values(), key=lambda m: (-len(m), m[0])):
+        k = min(range(threads), key=lambda t: (load[t], t))
+        load[k] += len(members)
+        owned[k] += members
+    cuts = np.array([c for part in owned for c in sorted(part)], np.int64)
+    starts = np.concatenate([[0], np.cumsum([len(part) for part in owned])]).astype(np.int64)
+    return cuts, starts
 
 
 class StreamedWalker:
@@ -323,7 +351,7 @@ class StreamedWalker:
         return Exploitability(br_button, br_bb, self.evaluate(play))
 
 
-class StreamedEngine:
+class StreamedEngine(StorageHere):
     """What engines over a streamed game share: no built tree (a strategy is read through its
     layout's rule), the certificate, the average strategy, and the rest of the solve loop's
     interface (:class:`solver.cfr.protocol.SolverEngine`). Subclasses set ``config``, ``plan``,
@@ -372,26 +400,11 @@ class StreamedEngine:
         """Take a checkpoint's storage (the arrays themselves, popped from ``data``) and iteration."""
         if data["shards"]:
             raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
-        regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
-        if regret.size != self.layout.n_entries:
-            raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "
-                                  f"{self.layout.n_entries})")
+        regret, strat_sum = self.take_whole_storage(data, path)
         if data["scales"] is not None and not np.all(data["scales"] == 1.0):
             raise CheckpointError(f"{path} holds a pruned solve's scaled storage; this game is streamed")
         self.load_storage(regret, strat_sum)
         self.iteration = int(data["iteration"])
-
-    def reset_storage(self) -> None:
-        """Iteration 0, zero storage."""
-        n = self.layout.n_entries
-        self.load_storage(np.zeros(n, np.float32), np.zeros(n, np.float32))
-        self.iteration = 0
-
-    def restart(self) -> None:
-        """Nothing to restart: the storage is in this process."""
-
-    def shutdown(self) -> None:
-        """Nothing to let go of."""
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
         for lo, hi in self.layout.slot_chunks(max_entries):
