@@ -93,3 +93,19 @@ def test_a_rule_solves_and_certifies_from_the_command_line(tmp_path, capsys):
     assert certified == pytest.approx(summary["exploitability_mbb"], abs=1e-3)
     first = float((out / "convergence.csv").read_text().splitlines()[1].split(",")[2])
     assert 0 < certified < first / 2   # it learned (a rule this coarse stays far from 0: 585 mbb/hand)
+
+
+def test_layout_files_from_before_code_tables_still_load():
+    """A layout written before rules had code tables keeps an older round's record modulo
+    ``older``: read back without its table, it finds every node's slot where the table does."""
+    from solver.game.layout import RULE_PREFIX, StrategyLayout, node_slots
+
+    config = dataclasses.replace(TINY_TRIPLE_CAP2, recall=1, remember_draws=True)
+    setup = GameSetup(config)
+    arrays = {k: v for k, v in setup.layout.arrays().items() if k != RULE_PREFIX + "older_code"}
+    old = StrategyLayout.from_arrays(arrays)
+    tree = setup.tree
+    slots = np.empty(tree.n_nodes, np.int64)
+    node_slots(tree.kind, tree.round, tree.phase, tree.pot, tree.records, -1,
+               old.rule.kernel_arrays(old.slot_offset), slots)
+    assert old.rule.older > 1 and np.array_equal(slots, setup.layout.slot_of)
