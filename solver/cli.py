@@ -215,7 +215,7 @@ def _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, it
         say(describe_ray(result.engine))
         result.engine.shutdown()
     x, stopped_by, done, seconds = result.exploitability, result.stopped_by, result.iterations, result.seconds
-    streamed = not result.engine.exact_progress
+    streamed = result.engine.setup.streamed
     del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
     gc.collect()
     if args.no_charts:

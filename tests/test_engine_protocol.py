@@ -173,7 +173,7 @@ def test_a_new_row_flows_into_help_the_readme_table_and_the_engine(fake_row):
 
     assert algorithm_names()[-1] == "fake-linear"
     assert f"fake-linear: {FAKE.help}" in algorithm_help()
-    assert (f"| `fake-linear` | {FAKE.help} | no: every node walked, every entry discounted | no |"
+    assert (f"| `fake-linear` | {FAKE.help} | no (on a built tree): every node walked, every entry discounted | no |"
             in algorithm_table().splitlines())
     solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
     option = next(a for a in solve_parser._actions if a.dest == "algorithm")

@@ -109,3 +109,21 @@ def test_layout_files_from_before_code_tables_still_load():
     node_slots(tree.kind, tree.round, tree.phase, tree.pot, tree.records, -1,
                old.rule.kernel_arrays(old.slot_offset), slots)
     assert old.rule.older > 1 and np.array_equal(slots, setup.layout.slot_of)
+
+
+def test_a_rule_that_is_not_a_name_is_one_config_error():
+    with pytest.raises(ConfigError, match=r"older_betting: \['bets'\] is not a rule"):
+        dataclasses.replace(TINY_DD_CAP2, recall=0, older_betting=["bets"])
+
+
+def test_a_setup_that_streams_gets_the_streamed_engine():
+    """The setup's own choice of a streamed tree is the engine's, not the plan's default."""
+    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.solve import check_solvable, make_engine
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1)
+    setup = GameSetup(config, streamed=True)
+    assert check_solvable(setup) is False
+    engine = make_engine(setup)
+    assert isinstance(engine, AbstractEngine) and engine.setup.streamed
+    assert check_solvable(GameSetup(config)) is True

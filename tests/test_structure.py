@@ -85,3 +85,18 @@ def test_a_solve_plans_its_game_once(tmp_path, monkeypatch):
     assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "40", "--out", str(out), "--no-charts",
                  "--quiet", "--resume"]) == 0
     assert len(planned) == 2
+
+
+def test_the_walks_run_as_python_with_the_jit_off():
+    """NUMBA_DISABLE_JIT=1 (debugging, coverage) runs every kernel as Python: the same numbers."""
+    import subprocess
+    import sys
+
+    code = ("from solver.game.config import load_preset; from solver.cfr.engine import Engine; "
+            "e = Engine(load_preset('tiny-no-draw')); e.run_iterations(3); print(float(e.exploitability().exploitability_mbb))")
+    out = {}
+    for jit_off in ("0", "1"):
+        env = {**__import__("os").environ, "NUMBA_DISABLE_JIT": jit_off}
+        out[jit_off] = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                      check=True, cwd=ROOT).stdout.strip()
+    assert float(out["1"]) == pytest.approx(float(out["0"]), rel=1e-9) and float(out["0"]) > 0

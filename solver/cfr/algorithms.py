@@ -128,6 +128,6 @@ def algorithm_table() -> str:
     rows = ["| `--algorithm` | what an iteration does | pruned walks (discounts as storage scales) | node locks |",
             "|---|---|---|---|"]
     rows += [f"| `{row.name}`{' (default)' if row.name == DEFAULT_ALGORITHM else ''} | {row.help} | "
-             f"{'yes' if row.prunes else 'no: every node walked, every entry discounted'} | "
+             f"{'yes' if row.prunes else 'no (on a built tree): every node walked, every entry discounted'} | "
              f"{'yes' if row.lockable else 'no'} |" for row in ALGORITHMS]
     return "\n".join(rows)

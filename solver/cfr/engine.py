@@ -1,9 +1,9 @@
 """The CFR engine: regrets and strategy sums of one game, updated walk by walk.
 
-Lifecycle, each step a function of its own: the plan (:func:`plan_solve`,
-refuses what does not fit), the public tree (:func:`build_tree`), the draw
-model, the strategy layout (:meth:`GameSetup.layout_for`: full
-resolution or card buckets), the walker (:class:`Walker`), then the engine
+Lifecycle: a game's :class:`solver.game.setup.GameSetup` makes each step once, when first
+asked (the plan, which refuses what does not fit; the public tree; the draw
+model; the strategy layout, :meth:`GameSetup.layout_for`: full resolution or
+card buckets); the engine builds the walker (:class:`Walker`) on them, then
 allocates storage from the layout and iterates. The algorithms (dcfr-ramp, the
 default, DCFR, CFR+, linear and vanilla CFR) are rows of one table,
 :mod:`solver.cfr.algorithms`, which the engine reads through a :class:`Schedule`;

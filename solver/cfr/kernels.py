@@ -14,7 +14,7 @@ traverser's own chance probability), which regret matching, CFR+ and DCFR are
 all invariant to. The average strategy is weighted by the traverser's reach
 including chance, which is the mass of each (public node, value class).
 
-Three policies share the walk:
+The policies share the walk:
 - ``UPDATE``: both seats play the current strategy (regret matching); the
   traverser's regrets and strategy sums are updated.
 - ``BEST_RESPONSE``: the opponent plays the average strategy, the traverser
@@ -75,6 +75,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
+from numba import config as numba_config
 from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -174,6 +175,14 @@ def borrowed(typingctx, value):
     def codegen(context, builder, signature, args):
         return _borrow(context, builder, value, args[0])
     return value(value), codegen
+
+
+def _as_it_is(value):
+    return value
+
+
+if numba_config.DISABLE_JIT:  # kernels run as Python (debugging, coverage): nothing to borrow
+    globals()["borrowed"] = _as_it_is
 
 
 def no_record(n_nodes: int, n_states: int) -> Record:

@@ -137,7 +137,7 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
     before anything is built, compiled or printed."""
     setup = GameSetup.of(game)
     config, plan = setup.config, setup.plan
-    built = not (plan.streamed if streamed is None else streamed)
+    built = not (setup.streamed if streamed is None else streamed)
     if built:
         plan.check_tree_fits()
         plan.check_fits()

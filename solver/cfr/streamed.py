@@ -354,7 +354,7 @@ class StreamedWalker:
 class StreamedEngine(StorageHere):
     """What engines over a streamed game share: no built tree (a strategy is read through its
     layout's rule), the certificate, the average strategy, and the rest of the solve loop's
-    interface (:class:`solver.cfr.protocol.SolverEngine`). Subclasses set ``config``, ``plan``,
+    interface (:class:`solver.cfr.protocol.SolverEngine`). Subclasses set ``setup``, ``config``, ``plan``,
     ``model``, ``layout``, ``game``, ``regret``, ``strat_sum`` and ``iteration``, and run
     iterations."""
 

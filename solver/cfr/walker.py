@@ -243,8 +243,10 @@ class Walker:
                 break
         self.walk_cuts = self.cuts(walk_cut)
         self.no_record = self.record([])
-        # A walk from the root: its roots and reach (the kernel's code run as Python: nothing to compile).
-        self.trunk_roots, self.trunk_reach, _ = kernels.trunk_root.py_func(model.deal_prob)
+        # A walk from the root: its roots and reach (the kernel's code run as Python: nothing to compile;
+        # with NUMBA_DISABLE_JIT the kernel is that code already).
+        root = getattr(kernels.trunk_root, "py_func", kernels.trunk_root)
+        self.trunk_roots, self.trunk_reach, _ = root(model.deal_prob)
         self.works = WorkSets(self.tree_arrays, self.n_states, len(self.draws.set_size), int(layout.row_width.max()))
 
     def cuts(self, is_cut: np.ndarray) -> Cuts:

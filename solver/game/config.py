@@ -21,7 +21,7 @@ from pathlib import Path
 
 from abstractions.files import atomic_write
 
-from .history import BETTING_RULES, describe_older
+from .history import BETTING_RULES, DEFAULT_BETTING, describe_older
 
 DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
 MAX_CAP = 8
@@ -63,7 +63,7 @@ class GameConfig:
     buckets: tuple[int, ...] = field(default=())
     recall: int = -1
     remember_draws: bool = False
-    older_betting: str = "forget"
+    older_betting: str = DEFAULT_BETTING
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bets", _number_tuple("bets", self.bets, integer=False))
@@ -92,10 +92,10 @@ class GameConfig:
         if self.remember_draws and not 0 <= self.recall < self.draws:
             raise ConfigError("remember_draws: keeps the draw counts of rounds a recall forgets; it needs a recall "
                               f"of 0 to {self.draws - 1} rounds")
-        if self.older_betting not in BETTING_RULES:
+        if not isinstance(self.older_betting, str) or self.older_betting not in BETTING_RULES:
             raise ConfigError(f"older_betting: {self.older_betting!r} is not a rule (rules: "
                               f"{', '.join(BETTING_RULES)})")
-        if self.older_betting != "forget" and not 0 <= self.recall < self.draws:
+        if self.older_betting != DEFAULT_BETTING and not 0 <= self.recall < self.draws:
             raise ConfigError("older_betting: keeps the betting of rounds a recall forgets; it needs a recall "
                               f"of 0 to {self.draws - 1} rounds")
         if any(self.buckets):
@@ -121,7 +121,7 @@ class GameConfig:
             del data["recall"]
         if not self.remember_draws:
             del data["remember_draws"]
-        if self.older_betting == "forget":
+        if self.older_betting == DEFAULT_BETTING:
             del data["older_betting"]
         return data
 
@@ -187,7 +187,7 @@ class GameConfig:
 
     def at_full_resolution(self) -> "GameConfig":
         """The same game without abstraction: no card buckets, the whole public history remembered."""
-        return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False, older_betting="forget")
+        return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False, older_betting=DEFAULT_BETTING)
 
 
 def _toml_scalar(value) -> str:

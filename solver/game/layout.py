@@ -382,6 +382,15 @@ class StrategyLayout:
             raise LayoutError("slot offsets do not match the slots' sizes")
         if self.slot_of.size and self.slot_of.max() >= n_slots:
             raise LayoutError("a node's slot is out of range")
+        rule = self.rule
+        if rule is not None:
+            # (the kernels index these tables unchecked)
+            if (rule.older_code.shape != (rounds, rule.radix) or rule.older < 1
+                    or (rule.older_code.size and (rule.older_code.min() < 0 or rule.older_code.max() >= rule.older))):
+                raise LayoutError("the recall rule's table of older rounds does not fit the rule")
+            if (len(rule.code_base) != rounds + 1 or len(rule.code_slot) != int(rule.code_base[-1])
+                    or (len(rule.code_slot) and rule.code_slot.max() >= n_slots)):
+                raise LayoutError("the recall rule's key table does not fit the layout")
 
 
 RULE_PREFIX = "rule_"
