@@ -384,6 +384,8 @@ def _smaller(command: str) -> str:
     """An example made small enough for a test: big games swapped for tiny ones, long stopping
     rules for a few iterations, a million hands for a few thousand."""
     words = shlex.split(command)
+    if words[0] != "badugi":
+        return command  # a shell line that sets up an example (a config written with printf): as it is
     if words[:2] == ["badugi", "solve"]:
         words = [w for w in words]
         for rule in ("--time-limit", "--target-exploitability", "--iterations"):
