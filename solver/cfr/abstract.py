@@ -135,7 +135,4 @@ class AbstractEngine(StreamedEngine):
             self._abstract_walker = StreamedWalker(self.game, self.game_layout, self.bucket_game, self.cut_entries)
         return self._abstract_walker.exploitability(self.strat_sum)
 
-    def abstract_exploitability(self) -> Exploitability:
-        """Best responses within the abstract game (bucket vectors): a cheap progress measure,
-        blind to what the abstraction loses."""
-        return self.progress_exploitability()
+    abstract_exploitability = progress_exploitability  # (the name the scripts use)

@@ -329,17 +329,14 @@ class RayEngine(Engine):
     def restore(self, data: dict, path) -> None:
         """Take a checkpoint read by :func:`files.load_checkpoint`: a sharded one (the trunk
         here, each actor reads the shard files of its cuts) or a whole one; and its iteration."""
-        self._restore_storage(data)
+        self._restore_storage(data, path)
         self.iteration = int(data["iteration"])
 
-    def _restore_storage(self, data: dict) -> None:
+    def _restore_storage(self, data: dict, path="the checkpoint") -> None:
         from .files import CheckpointError
 
         if not data["shards"]:
-            if data["regret"].shape != (self.layout.n_entries,):
-                raise CheckpointError(f"the checkpoint does not match this game's tree ({data['regret'].size} "
-                                      f"entries, expected {self.layout.n_entries})")
-            self.load_storage(data.pop("regret"), data.pop("strat_sum"), data["scales"])
+            self.load_storage(*self.take_whole_storage(data, path), data["scales"])
             return
         self.set_scale_factors(data["scales"])
 
