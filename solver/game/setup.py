@@ -35,7 +35,7 @@ from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest
 from .layout import LayoutError, StrategyLayout, config_row_maps
 from .plan import SolvePlan, plan_solve
 from .rounds import RoundTemplates
-from .tree import PublicTree, StreamedGame, build_tree
+from .tree import PublicTree, StreamedGame, expand_tree
 
 
 class GameSetup:
@@ -102,7 +102,7 @@ class GameSetup:
         """The built public tree (a streamed game has none: LayoutError)."""
         if self.streamed:
             raise LayoutError(f"{self.config.describe()}: its public tree is walked streamed, not built")
-        return build_tree(self.config)
+        return expand_tree(self.templates, 0)   # (build_tree, from the templates made already)
 
     @cached_property
     def game(self) -> StreamedGame:
@@ -147,8 +147,8 @@ class GameSetup:
     @property
     def abstract_game_ready(self) -> bool:
         """Whether the abstract game (bucket vectors, streamed) can be solved: buckets in every
-        round and a recall."""
-        return self.plan.abstract_game_ready
+        round and a recall (a fact of the config: no plan needed)."""
+        return self.config.abstract_game_ready
 
     @cached_property
     def layout(self) -> StrategyLayout:
