@@ -127,3 +127,35 @@ def test_a_setup_that_streams_gets_the_streamed_engine():
     engine = make_engine(setup)
     assert isinstance(engine, AbstractEngine) and engine.setup.streamed
     assert check_solvable(GameSetup(config)) is True
+
+
+@pytest.mark.parametrize("recall,draws,rule", [(r, d, rule) for r, d in ((0, False), (1, True), (2, False))
+                                                for rule in BETTING_RULES] + [(3, False, "forget")])
+def test_the_plan_counts_the_key_graph_of_a_built_tree(recall, draws, rule):
+    """``badugi plan``'s key states (per round, without building anything) are the slots of the
+    built layout, and its decision nodes the built tree's; with the whole history remembered
+    every decision node is its own key state."""
+    game = dataclasses.replace(TINY_TRIPLE_CAP2, recall=recall, remember_draws=draws, older_betting=rule)
+    setup = GameSetup(game)
+    tree, layout, plan = setup.tree, setup.layout, setup.plan
+    decisions = tree.kind <= DRAW
+    assert list(plan.counts.decisions_by_round) == np.bincount(tree.round[decisions], minlength=4).tolist()
+    assert list(plan.key_states_by_round) == np.bincount(layout.slot_round, minlength=4).tolist()
+    assert plan.key_states == layout.n_slots == len(np.unique(layout.slot_of[decisions]))
+    if recall == game.draws:
+        assert plan.key_states == int(decisions.sum())
+    else:
+        assert plan.key_states < int(decisions.sum())
+    assert plan.to_json()["key_states_by_round"] == list(plan.key_states_by_round)
+
+
+def test_plan_prints_key_states_beside_public_nodes(capsys, tmp_path):
+    game = dataclasses.replace(load_preset("double-draw"), buckets=(16, 16, 16), recall=1, remember_draws=True)
+    path = tmp_path / "game.toml"
+    path.write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in game.to_dict().items()))
+    assert main(["plan", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("key states:"))
+    plan = GameSetup(game).plan
+    assert f"{plan.key_states:,} decisions told apart" in line
+    assert f"{sum(plan.counts.decisions_by_round):,} decision nodes" in line

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import namedtuple
+from typing import NamedTuple
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -445,19 +446,37 @@ def recall_keys(templates: RoundTemplates, recall: int, older_code: np.ndarray |
     return out
 
 
-def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False,
-                         older_betting: str = DEFAULT_BETTING) -> list[int]:
-    """Action rows per round of a layout by recall rule (without building it)."""
+class RecallSizes(NamedTuple):
+    """Per round, what a layout by recall rule holds (without building it)."""
+
+    rows: list[int]         # action rows
+    key_states: list[int]   # decision states: the round's keys times its phases (one slot each)
+
+
+def recall_sizes_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False,
+                          older_betting: str = DEFAULT_BETTING) -> RecallSizes:
+    """Action rows and key states per round of a layout by recall rule (without building it).
+    A key state is one decision of the rule's *key graph*: every public node whose history has
+    that key and phase shares its slot (see :class:`RecallRule`)."""
     h1 = templates.config.hand_size + 1
-    rows = []
+    rows, states = [], []
     older_code, older = older_codes(templates, recall, remember_draws, older_betting)
     _checked_code_sizes(templates, recall, older)
     for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older_code, older))):
         per_key = int(template.n_actions.astype(np.int64).sum())
+        phases = template.n_positions
         if r < templates.config.draws:
             per_key += template.n_outcomes * (1 + h1) * h1
+            phases += template.n_outcomes * (1 + h1)
         rows.append(len(keys) * per_key)
-    return rows
+        states.append(len(keys) * phases)
+    return RecallSizes(rows, states)
+
+
+def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False,
+                         older_betting: str = DEFAULT_BETTING) -> list[int]:
+    """Action rows per round of a layout by recall rule (without building it)."""
+    return recall_sizes_by_round(templates, recall, remember_draws, older_betting).rows
 
 
 def config_row_maps(config, n_states: int) -> np.ndarray | None:

@@ -24,7 +24,7 @@ from abstractions.evaluator import get_evaluator
 
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from .history import describe_older
-from .layout import StrategyLayout, recall_rows_by_round
+from .layout import StrategyLayout, recall_sizes_by_round
 from .rounds import RoundTemplates
 from .tree import TreeCounts, count_tree
 
@@ -56,6 +56,12 @@ class SolvePlan:
     streamed: bool = False          # too big to build: solved in its abstract game on a streamed tree
     streamed_nodes: int = 0         # nodes built for a streamed walk (trunk and one shape)
     threads: int = 1
+    key_states_by_round: tuple[int, ...] = ()  # with a recall rule: decision states of its key graph per round
+
+    @property
+    def key_states(self) -> int:
+        """Decisions a recall rule tells apart (its slots), against ``counts``' decision nodes."""
+        return sum(self.key_states_by_round)
 
     @property
     def build_bytes(self) -> int:
@@ -126,6 +132,8 @@ class SolvePlan:
             "tree_build_bytes": self.build_bytes,
             "streamed": self.streamed,
             "certificate_seconds": round(self.certificate_seconds, 1),
+            "decision_nodes_by_round": list(self.counts.decisions_by_round),
+            "key_states_by_round": list(self.key_states_by_round),
             "config": self.config.to_dict(),
         }
 
@@ -144,6 +152,11 @@ class SolvePlan:
             older = f"of earlier rounds only {kept}" if kept else "earlier rounds are forgotten"
             lines.append(f"history:         strategies remember the pot and the last {self.config.recall} round(s); "
                          f"{older}")
+            nodes = self.counts.decisions_by_round
+            lines.append(f"key states:      {self.key_states:,} decisions told apart, against "
+                         f"{sum(nodes):,} decision nodes ({sum(nodes) / max(self.key_states, 1):.1f} nodes a key "
+                         f"state); by round " + ", ".join(f"{k:,}/{n:,}" for k, n in
+                                                           zip(self.key_states_by_round, nodes)))
         if self.bucketed:
             widths = "/".join(str(w) for w in self.row_widths)
             lines.append(f"buckets:         {widths} per round (strategies shared within a bucket)")
@@ -203,8 +216,9 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
     states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
     widths = StrategyLayout.planned_row_widths(config.buckets, config.rounds, states)
     templates = templates or RoundTemplates.of(config)
-    rows = (counts.rows_by_round if config.recall < 0
-            else recall_rows_by_round(templates, config.recall, config.remember_draws, config.older_betting))
+    sizes = (None if config.recall < 0
+             else recall_sizes_by_round(templates, config.recall, config.remember_draws, config.older_betting))
+    rows = counts.rows_by_round if sizes is None else sizes.rows
     storage = sum(r * w for r, w in zip(rows, widths))
     threads = numba.config.NUMBA_NUM_THREADS
     machine = machine_memory_bytes()
@@ -226,4 +240,5 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
     full = (counts.betting_rows + counts.draw_rows) * states * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE \
         + WORK_ALLOWANCE
     return SolvePlan(config, counts, states, counts.betting_nodes * states, storage, storage * per_entry + fixed,
-                     machine, full, streamed, built if streamed else 0, threads)
+                     machine, full, streamed, built if streamed else 0, threads,
+                     () if sizes is None else tuple(sizes.key_states))

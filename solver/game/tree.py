@@ -321,6 +321,7 @@ class TreeCounts:
     betting_rows: int   # action rows at betting nodes
     draw_rows: int      # action rows at draw nodes
     rows_by_round: tuple[int, ...] = ()  # action rows per round (a draw counts with the round before it)
+    decisions_by_round: tuple[int, ...] = ()  # betting and draw nodes per round (the same)
 
     @property
     def nodes(self) -> int:
@@ -334,13 +335,14 @@ def count_tree(config: GameConfig) -> TreeCounts:
     draw_nodes_per_round = 1 + (config.hand_size + 1)
     betting = draw = terminal = betting_rows = draw_rows = 0
     paths = 1  # how many copies of the current round the tree holds
-    by_round = []
+    by_round, decisions_by_round = [], []
     for rnd, template in enumerate(templates.rounds):
         decisions, rows = template.n_positions, int(template.n_actions.astype(np.int64).sum())
         folds, continuing = int((template.kind == FOLD).sum()), template.n_outcomes
         betting += paths * decisions
         betting_rows += paths * rows
         by_round.append(paths * rows)
+        decisions_by_round.append(paths * decisions)
         terminal += paths * folds
         if rnd == config.draws:
             terminal += paths * continuing  # showdowns
@@ -349,5 +351,6 @@ def count_tree(config: GameConfig) -> TreeCounts:
             round_draw_rows = paths * continuing * draw_nodes_per_round * (config.hand_size + 1)
             draw_rows += round_draw_rows
             by_round[-1] += round_draw_rows
+            decisions_by_round[-1] += paths * continuing * draw_nodes_per_round
             paths *= continuing * outcomes
-    return TreeCounts(betting, draw, terminal, betting_rows, draw_rows, tuple(by_round))
+    return TreeCounts(betting, draw, terminal, betting_rows, draw_rows, tuple(by_round), tuple(decisions_by_round))

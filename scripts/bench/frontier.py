@@ -1,0 +1,221 @@
+"""The abstraction frontier, measured at convergence: certified exploitability against memory.
+
+    python scripts/bench/frontier.py run --preset double-draw --cap 4 \
+        --points 32:2 64:2 64:1d 64:0d 64/64/128:1d 128:1d 64:1 --out results/frontier/double-draw-cap4.jsonl
+    python scripts/bench/frontier.py table results/frontier/double-draw-cap4.jsonl
+    python scripts/bench/frontier.py plot results/frontier/*.jsonl --out results/frontier/frontier
+
+``run``: each point is an abstraction of the game (``BUCKETS:RULE``): ``BUCKETS`` one count
+for every round or one per round (``64/64/128``), ``RULE`` the rounds remembered, then ``d``
+to keep every older round's draw counts and ``b`` to keep its number of bets
+(``older_betting = "bets"``; see :mod:`solver.game.history`). Each is solved in its abstract
+game (:class:`solver.cfr.abstract.AbstractEngine`, the default algorithm, pruned walks) and
+checked every ``--step`` iterations: its abstract exploitability and its certificate (the exact
+best response at full resolution). A point is *converged* when what remains is the
+abstraction's, not the iterations': its abstract exploitability is at most a tenth of its
+certified one, or its certified figure is flat (within 5%) over the last quarter of its run (an
+abstraction that forgets cannot drive its abstract figure down: the abstract best response
+remembers what the strategy forgets). A point that is not converged by ``--max`` iterations is
+recorded as such. Every check is a JSON line of ``--out``; points already finished there are
+skipped, so a run interrupted goes on where it stopped.
+
+``table`` prints the finished points as a Markdown table (entries, GiB, iterations, solving
+minutes, abstract and certified mbb/hand); ``plot`` draws certified exploitability against
+strategy entries, one series per file, the frontier (points no other beats on both) joined.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+FLAT = 0.05          # the certified figure may move this much over the last quarter of a converged run
+ABSTRACT_SHARE = 0.1  # or the abstract figure is at most this share of the certified one
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def parse_point(spec: str, rounds: int) -> dict:
+    """``BUCKETS:RULE`` (see the module docstring) as config fields."""
+    try:
+        buckets_part, rule = spec.split(":")
+        buckets = tuple(int(b) for b in buckets_part.split("/"))
+        recall = int(rule[0])
+        flags = rule[1:]
+    except (ValueError, IndexError):
+        raise SystemExit(f"frontier: a point is BUCKETS:RULE (e.g. 64:1d or 64/64/128:2), got {spec!r}") from None
+    if set(flags) - set("db") or len(buckets) not in (1, rounds):
+        raise SystemExit(f"frontier: {spec!r}: RULE is the rounds remembered then 'd' and/or 'b'; "
+                         f"BUCKETS one count or {rounds}")
+    return {"buckets": buckets * rounds if len(buckets) == 1 else buckets, "recall": recall,
+            "remember_draws": "d" in flags, "older_betting": "bets" if "b" in flags else "forget"}
+
+
+def converged(checks: list[dict]) -> str | None:
+    """Why the run of these checks (in order) is converged, or None."""
+    last = checks[-1]
+    if last["abstract_mbb"] <= ABSTRACT_SHARE * last["certified_mbb"]:
+        return "abstract at most a tenth of certified"
+    quarter = [c["certified_mbb"] for c in checks if c["iterations"] >= 0.75 * last["iterations"]]
+    if len(quarter) >= 2 and max(quarter) <= (1 + FLAT) * min(quarter):
+        return "certified flat over the last quarter"
+    return None
+
+
+def _done(out: Path) -> dict[str, dict]:
+    finished = {}
+    if out.exists():
+        for line in out.read_text().splitlines():
+            row = json.loads(line)
+            if row.get("final"):
+                finished[row["point"]] = row
+    return finished
+
+
+def run(preset: str, cap: int | None, points: list[str], step: int, most: int, out: Path) -> None:
+    from solver.cfr.abstract import AbstractEngine
+    from solver.game.config import load_preset
+
+    base = load_preset(preset)
+    if cap is not None:
+        base = dataclasses.replace(base, cap=cap)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    finished = _done(out)
+    for spec in points:
+        if spec in finished:
+            _say(f"{spec}: done before ({finished[spec]['certified_mbb']:.1f} mbb/hand)")
+            continue
+        config = dataclasses.replace(base, **parse_point(spec, base.rounds))
+        t0 = time.perf_counter()
+        engine = AbstractEngine(config)
+        setup_s = time.perf_counter() - t0
+        _say(f"{config.describe()}: {engine.layout.n_entries:,} entries, set up in {setup_s:.1f} s")
+        checks, solving = [], 0.0
+        while True:
+            t0 = time.perf_counter()
+            engine.run_iterations(step)
+            solving += time.perf_counter() - t0
+            abstract = engine.progress_exploitability()
+            t0 = time.perf_counter()
+            certified = engine.exploitability()
+            row = {"point": spec, "game": config.describe(), "preset": preset, "cap": config.cap,
+                   "buckets": list(config.buckets), "recall": config.recall, "remember_draws": config.remember_draws,
+                   "older_betting": config.older_betting, "entries": int(engine.layout.n_entries),
+                   "memory_bytes": int(engine.plan.bytes), "iterations": engine.iteration,
+                   "solving_seconds": round(solving, 1), "abstract_mbb": abstract.exploitability_mbb,
+                   "certified_mbb": certified.exploitability_mbb, "game_value_mbb": certified.game_value_mbb,
+                   "certificate_seconds": round(time.perf_counter() - t0, 1)}
+            checks.append(row)
+            why = converged(checks)
+            if why or engine.iteration >= most:
+                row.update(final=True, converged=why or f"not converged in {most} iterations")
+            with out.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+            _say(json.dumps(row))
+            if row.get("final"):
+                break
+        del engine
+
+
+def finished_rows(paths) -> list[dict]:
+    rows = []
+    for path in paths:
+        rows += [r for r in _done(Path(path)).values()]
+    return rows
+
+
+def table(paths) -> str:
+    lines = ["| game | abstraction | entries | GiB | iterations | solving min | abstract mbb/hand | "
+             "certified mbb/hand | converged |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in sorted(finished_rows(paths), key=lambda r: (r["preset"], r["cap"], r["memory_bytes"])):
+        what = r["game"].split(", buckets ")[-1]
+        lines.append(f"| {r['preset']} cap {r['cap']} | buckets {what} | {r['entries']:,} | "
+                     f"{r['memory_bytes'] / 2**30:.2f} | {r['iterations']} | {r['solving_seconds'] / 60:.1f} | "
+                     f"{r['abstract_mbb']:.1f} | {r['certified_mbb']:.1f} | {r['converged']} |")
+    return "\n".join(lines)
+
+
+def pareto(rows: list[dict]) -> list[dict]:
+    """The points no other beats on both entries and certified exploitability, by entries."""
+    front, best = [], float("inf")
+    for r in sorted(rows, key=lambda r: (r["entries"], r["certified_mbb"])):
+        if r["certified_mbb"] < best:
+            front.append(r)
+            best = r["certified_mbb"]
+    return front
+
+
+def plot(paths, out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for path in paths:
+        rows = list(_done(Path(path)).values())
+        if not rows:
+            continue
+        label = f"{rows[0]['preset']} cap {rows[0]['cap']}"
+        x = [r["entries"] for r in rows]
+        y = [r["certified_mbb"] for r in rows]
+        dots = ax.scatter(x, y, label=label, zorder=3)
+        for r, xi, yi in zip(rows, x, y):
+            ax.annotate(r["point"] + ("" if r["converged"].startswith(("abstract", "certified")) else " (not conv.)"),
+                        (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        front = pareto(rows)
+        ax.plot([r["entries"] for r in front], [r["certified_mbb"] for r in front],
+                color=dots.get_facecolor()[0], alpha=0.6)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("strategy entries of the abstraction (log)")
+    ax.set_ylabel("certified exploitability at convergence (mbb/hand, log)")
+    ax.set_title("The abstraction frontier: points BUCKETS:RULE (rounds remembered; d draws, b bets kept)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    written = []
+    for suffix in (".png", ".svg"):
+        path = out.with_suffix(suffix)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=120)
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("part", choices=["run", "table", "plot"])
+    parser.add_argument("files", nargs="*", help="table, plot: the JSON-lines files of runs")
+    parser.add_argument("--preset", default="double-draw")
+    parser.add_argument("--cap", type=int, help="the preset's game at this cap")
+    parser.add_argument("--points", nargs="+", default=["32:2", "64:2", "64:1d", "64:0d", "64:1"])
+    parser.add_argument("--step", type=int, default=100, help="iterations between checks")
+    parser.add_argument("--max", type=int, default=1000, help="iterations at most per point")
+    parser.add_argument("--out", help="run: the JSON-lines file; plot: the chart's path (without suffix)")
+    args = parser.parse_args(argv)
+    if args.part == "run":
+        if not args.out:
+            parser.error("run needs --out FILE.jsonl")
+        run(args.preset, args.cap, args.points, args.step, args.max, Path(args.out))
+    elif args.part == "table":
+        print(table(args.files))
+    else:
+        if not args.out:
+            parser.error("plot needs --out PATH")
+        for path in plot(args.files, Path(args.out)):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
