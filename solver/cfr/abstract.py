@@ -78,12 +78,16 @@ class AbstractEngine(StreamedEngine):
         self.game_layout = setup.abstract_layout
         self.game = setup.game
         self._prepare()
-        self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)
-        self.strat_sum = np.zeros(self.layout.n_entries, dtype=np.float32)
         self.iteration = 0
-        self._delta = np.zeros(self.layout.n_entries, np.float32)
         self._chunks = None
         self._abstract_walker = None
+        self._allocate()
+
+    def _allocate(self) -> None:
+        """The storage: float32 regrets and strategy sums, and the walks' regret delta."""
+        self.regret = np.zeros(self.layout.n_entries, dtype=np.float32)
+        self.strat_sum = np.zeros(self.layout.n_entries, dtype=np.float32)
+        self._delta = np.zeros(self.layout.n_entries, np.float32)
 
     exact_progress = False  # progress is measured in the abstract game; the certificate at the end
 
@@ -128,11 +132,18 @@ class AbstractEngine(StreamedEngine):
             self.iteration = t
 
     # -- measuring ---------------------------------------------------------
+    @property
+    def abstract_walker(self) -> StreamedWalker:
+        """Best responses and values within the abstract game (built on first use)."""
+        if self._abstract_walker is None:
+            self._abstract_walker = StreamedWalker(self.game, self.game_layout, self.bucket_game, self.cut_entries)
+        return self._abstract_walker
+
     def progress_exploitability(self) -> Exploitability:
         """Best responses within the abstract game (bucket vectors): a cheap progress measure,
         blind to what the abstraction loses."""
-        if self._abstract_walker is None:
-            self._abstract_walker = StreamedWalker(self.game, self.game_layout, self.bucket_game, self.cut_entries)
-        return self._abstract_walker.exploitability(self.strat_sum)
+        return self.abstract_walker.exploitability(self.strat_sum)
 
-    abstract_exploitability = progress_exploitability  # (the name the scripts use)
+    def abstract_exploitability(self) -> Exploitability:
+        """:meth:`progress_exploitability` (the name the scripts use)."""
+        return self.progress_exploitability()

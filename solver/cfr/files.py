@@ -300,12 +300,14 @@ def load_shard(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
                     lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = (),
-                    scales: np.ndarray | None = None) -> None:
+                    scales: np.ndarray | None = None, row_scales: tuple | None = None) -> None:
     """``lock_text``: the lock file a locked solve was given (a resume must give the same), and
     ``lock_base`` the folder its strategy paths are read from. ``shards``: a Ray run's shard files
     (names beside the checkpoint) and the cuts each holds; ``regret`` and ``strat_sum`` are then
     the driver's trunk only (:mod:`solver.cfr.distributed`). ``scales``: the factors a pruned
-    solve's storage is divided by (``solver.cfr.engine.StorageScales``; None: none)."""
+    solve's storage is divided by (``solver.cfr.engine.StorageScales``; None: none).
+    ``row_scales``: 16-bit storage's (regret, sum) scales per action row (``regret`` int16 and
+    ``strat_sum`` uint16 then; :mod:`solver.cfr.quantized`)."""
     shard_arrays = {}
     if shards:
         shard_arrays = {"shard_files": np.array([name for name, _ in shards]),
@@ -320,6 +322,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
         "row_of": row_of,
         **({"lock_toml": np.array(lock_text), "lock_base": np.array(lock_base)} if lock_text else {}),
         **({"scales": np.asarray(scales, np.float64)} if scales is not None else {}),
+        **({"regret_scale": row_scales[0], "sum_scale": row_scales[1]} if row_scales is not None else {}),
         **shard_arrays,
     }, pause=float(os.environ.get(TEST_PAUSE_VARIABLE) or 0))
 
@@ -362,7 +365,20 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
         raise CheckpointError(f"{path} is for {data['config'].describe()}, not {config.describe()}")
     if algorithm is not None and str(data["algorithm"]) != algorithm:
         raise CheckpointError(f"{path} was made with {str(data['algorithm'])}, not {algorithm}")
-    if storage:
+    data["row_scales"] = None
+    if storage and data["config"].storage_bits == 16:
+        if data["regret"].dtype != np.int16 or data["strat_sum"].dtype != np.uint16:
+            raise CheckpointError(f"{path} is damaged: its 16-bit storage is not int16 regrets and uint16 sums")
+        if data["regret"].shape != data["strat_sum"].shape or data["regret"].ndim != 1:
+            raise CheckpointError(f"{path} is damaged: regrets and strategy sums differ in shape")
+        scales = (data.pop("regret_scale", None), data.pop("sum_scale", None))
+        if any(x is None for x in scales):
+            raise CheckpointError(f"{path} is damaged: its 16-bit storage has no row scales")
+        if any(x.dtype != np.float32 or x.ndim != 1 or not np.all(np.isfinite(x)) or np.any(x < 0) for x in scales) \
+                or scales[0].shape != scales[1].shape:
+            raise CheckpointError(f"{path} is damaged: its row scales are not finite, non-negative float32 rows")
+        data["row_scales"] = scales
+    elif storage:
         if data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32:
             raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
         if data["regret"].shape != data["strat_sum"].shape or data["regret"].ndim != 1:

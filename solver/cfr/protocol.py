@@ -36,6 +36,8 @@ class CheckpointState(NamedTuple):
     strat_sum: np.ndarray
     shards: list             # a Ray run's shard files (names beside the checkpoint) and the cuts each holds
     scales: np.ndarray | None  # the factors the storage is divided by (a pruned solve's); None: none
+    row_scales: tuple | None = None  # 16-bit storage's (regret, sum) float32 scale per action row
+                                     # (``solver.cfr.quantized``); None: float32 storage
 
 
 class SolverEngine(Protocol):

@@ -122,6 +122,10 @@ def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM
     built = check_solvable(setup, locks, ray, streamed)
     setup = setup.decided(streamed=not built, row_of=row_of)
     if not built:
+        if setup.config.storage_bits == 16:
+            from .quantized import QuantizedEngine
+
+            return QuantizedEngine(setup, algorithm)
         return AbstractEngine(setup, algorithm)
     if ray is not None:
         from .distributed import RayEngine
@@ -288,7 +292,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), state.regret, state.strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
-                            locks.base if locks is not None else "", state.shards, state.scales)
+                            locks.base if locks is not None else "", state.shards, state.scales, state.row_scales)
             saved_at = engine.iteration
             if not state.shards:  # a Ray run's shards, resumed in one process: replaced
                 remove_shards(checkpoint_path.parent)

@@ -25,6 +25,7 @@ from .history import BETTING_RULES, DEFAULT_BETTING, describe_older
 
 DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
 MAX_CAP = 8
+STORAGE_BITS = (16, 32)  # bits an abstract solve keeps a regret or a strategy sum in
 # Blinds and bet sizes: far beyond any real structure, and far within float32 storage of pots
 # of a whole hand (a million times wider a range would overflow to inf in the solver's sums).
 MIN_AMOUNT, MAX_AMOUNT = 1e-3, 1e3
@@ -49,7 +50,9 @@ class GameConfig:
     :class:`solver.game.layout.RecallRule`); with ``remember_draws`` they keep
     both draw counts of those older rounds, and ``older_betting`` names what
     they keep of their betting (a rule of :data:`solver.game.history.BETTING_RULES`;
-    ``forget``, the default, keeps nothing).
+    ``forget``, the default, keeps nothing). ``storage_bits`` 16 (default 32) keeps
+    an abstract solve's regrets and strategy sums in 16 bits with a scale per action
+    row (:mod:`solver.cfr.quantized`): under half the memory, for a finer abstraction.
     """
 
     ranks: int = 13
@@ -64,6 +67,7 @@ class GameConfig:
     recall: int = -1
     remember_draws: bool = False
     older_betting: str = DEFAULT_BETTING
+    storage_bits: int = 32
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bets", _number_tuple("bets", self.bets, integer=False))
@@ -98,6 +102,12 @@ class GameConfig:
         if self.older_betting != DEFAULT_BETTING and not 0 <= self.recall < self.draws:
             raise ConfigError("older_betting: keeps the betting of rounds a recall forgets; it needs a recall "
                               f"of 0 to {self.draws - 1} rounds")
+        if not isinstance(self.storage_bits, int) or isinstance(self.storage_bits, bool) \
+                or self.storage_bits not in STORAGE_BITS:
+            raise ConfigError(f"storage_bits: {self.storage_bits!r} is not 16 or 32")
+        if self.storage_bits != 32 and not self.abstract_game_ready:
+            raise ConfigError("storage_bits: 16-bit storage is for a game solved in its abstract game: it needs card "
+                              "buckets in every round and a recall")
         if any(self.buckets):
             from abstractions.evaluator import get_evaluator
 
@@ -123,6 +133,8 @@ class GameConfig:
             del data["remember_draws"]
         if self.older_betting == DEFAULT_BETTING:
             del data["older_betting"]
+        if self.storage_bits == 32:
+            del data["storage_bits"]
         return data
 
     def to_toml(self) -> str:
@@ -167,7 +179,8 @@ class GameConfig:
             older = describe_older(self.remember_draws, self.older_betting)
             if older:
                 recall += f" and {older}"
-        return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}{recall}"
+        storage = ", 16-bit storage" if self.storage_bits == 16 else ""
+        return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}{recall}{storage}"
 
     @property
     def bucketed(self) -> bool:
@@ -187,7 +200,8 @@ class GameConfig:
 
     def at_full_resolution(self) -> "GameConfig":
         """The same game without abstraction: no card buckets, the whole public history remembered."""
-        return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False, older_betting=DEFAULT_BETTING)
+        return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False, older_betting=DEFAULT_BETTING,
+                                   storage_bits=32)
 
 
 def _toml_scalar(value) -> str:

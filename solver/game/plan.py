@@ -32,6 +32,13 @@ BYTES_PER_ENTRY = 8          # float32 regret + float32 strategy sum
 STREAMED_DELTA_BYTES = 4     # a streamed solve's float32 regret delta (solver/cfr/abstract.py)
 BYTES_PER_NODE = 100         # the tree's arrays and annotations, and a walker's per-node arrays
 CUT_ENTRY_BYTES = 8          # a streamed game's storage entry per decision node (solver/cfr/streamed.py)
+QUANTIZED_BYTES_PER_ENTRY = 4  # 16-bit storage: an int16 regret and a uint16 sum (solver/cfr/quantized.py)
+QUANTIZED_BYTES_PER_ROW = 8    # and two float32 scales per action row
+QUANTIZED_LOCAL_BYTES = 8      # a thread's float32 buffers of the cut group it walks, per entry of the group
+# The largest cut group's share of the storage, for rules whose keys keep the first round's draws
+# (measured: 4.0% for the triple-draw preset, 1.0% for double draw at cap 4); the engine checks
+# the real one once it has grouped the cuts (solver/cfr/quantized.py).
+LARGEST_GROUP_SHARE = 0.05
 WORK_ALLOWANCE = 64 << 20    # traversal buffers, transition tables, Python overhead
 BUILD_BYTES_PER_NODE = 64    # peak while the tree is generated (measured: 43 on double draw)
 # Seconds per (public node, value class) and thread of a best-response and of an evaluate walk
@@ -225,7 +232,9 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
     # A game is streamed when a solve over its built tree would not fit.
     on_built_tree = storage * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
     # (Only a game with card buckets in every round and a recall can be solved streamed.)
-    streamed = config.abstract_game_ready and max(on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine
+    # (16-bit storage is the streamed abstract solver's.)
+    streamed = config.abstract_game_ready and (config.storage_bits == 16 or max(
+        on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine)
     if streamed:
         # the trunk and one shape, and per thread one cut's arrays; a regret delta of the storage;
         # the storage entry of every decision node (found once for every walk)
@@ -233,6 +242,11 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
         fixed = (built * (BYTES_PER_NODE + 24 * threads) + (counts.betting_nodes + counts.draw_nodes) * CUT_ENTRY_BYTES
                  + WORK_ALLOWANCE)
         per_entry = BYTES_PER_ENTRY + STREAMED_DELTA_BYTES
+        if config.storage_bits == 16:
+            # 16-bit entries, two float32 scales a row, and each thread's float32 buffers of one
+            # cut group (solver/cfr/quantized.py)
+            per_entry = QUANTIZED_BYTES_PER_ENTRY + QUANTIZED_LOCAL_BYTES * threads * LARGEST_GROUP_SHARE
+            fixed += QUANTIZED_BYTES_PER_ROW * sum(rows)
     else:
         built = counts.nodes
         fixed = counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE

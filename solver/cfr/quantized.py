@@ -1,0 +1,486 @@
+"""16-bit storage for the abstract solver: regrets and strategy sums in 16 bits, a scale per action row.
+
+A game solved in its abstract game (:mod:`solver.cfr.abstract`) keeps, with
+``storage_bits = 16`` in its config, each regret as an ``int16`` and each
+strategy sum as a ``uint16``, and per *action row* (one action of one slot:
+``row_width`` entries, see :mod:`solver.game.layout`) one float32 scale for
+each: an entry is its integer times its row's scale, and a row's scale is its
+largest magnitude over 32,767 (regrets) or 65,535 (sums). That is 4 bytes an
+entry plus 8 a row, against 12 an entry for float32 storage and its delta.
+
+Walks still add in float32. The cuts of a streamed game come in *groups* that
+share slots (:func:`solver.cfr.kernels.cut_groups`); a thread walking a group
+first *decodes* the group's slots into its own float32 buffers (:class:`GroupPlan`
+gives each group's slots a compact local numbering, and each cut's decision
+nodes their local entries), walks the group's cuts on those buffers exactly as
+the float32 solver walks the whole storage, then *encodes* what the walk
+changed: the traverser's regrets (decoded plus the walk's delta) and the strategy
+sums the walk added to. So a walk's additions are summed in float32 before one
+rounding per entry, and the buffers are one group's (a few percent of the
+storage each, for the presets). The trunk (the first round) is decoded and
+encoded whole around each walk. Discounts are folded into the row scales where
+they scale a row uniformly (every strategy-sum discount; a regret discount that
+treats both signs alike) and applied to the integers otherwise (dcfr-ramp's
+reset of negative regrets zeroes them).
+
+Rounding: each encode rounds to the nearest step of the row's scale, so an
+entry moves by at most half a step (1/65,534 of its row's largest regret) a
+walk. On double draw at cap 4 (64 buckets, recall 1 and every draw) the
+certificate after equal iterations is within a few percent of float32
+storage's (BENCHMARKS.md, "16-bit storage").
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ..game.layout import StrategyLayout
+from ..game.plan import LARGEST_GROUP_SHARE, SolveTooLarge, format_bytes
+from . import kernels
+from .abstract import AbstractEngine
+from .files import CheckpointError
+from .kernels import Discount, make_discount
+from .protocol import CheckpointState
+from .streamed import _trunk_walk
+from .walker import NO_STORAGE, Exploitability, in_threads, read_only
+
+REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
+SUM_LEVELS = 65535.0      # uint16: a strategy-sum row's largest value
+BYTES_PER_ENTRY = 4       # an int16 regret and a uint16 sum
+BYTES_PER_ROW = 8         # their two float32 scales
+LOCAL_BYTES_PER_ENTRY = 8  # a thread's float32 buffers of a group: its regrets, and the walk's additions
+NO_ADDED = np.zeros(0, np.float32)
+
+
+class RowMap(NamedTuple):
+    """The action rows of a layout, numbered slot by slot, action by action: ``row_base[s]`` is
+    slot ``s``'s first row, ``slot_width[s]`` its row width."""
+
+    row_base: np.ndarray    # (slots,) int64
+    slot_width: np.ndarray  # (slots,) int64
+    n_rows: int
+
+
+def row_map(layout: StrategyLayout) -> RowMap:
+    actions = layout.slot_actions.astype(np.int64)
+    base = np.concatenate([[0], np.cumsum(actions)]).astype(np.int64)
+    return RowMap(base[:-1].copy(), layout.row_width[layout.slot_round.astype(np.int64)].astype(np.int64),
+                  int(base[-1]))
+
+
+# -- kernels -------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def decode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, q, scale, out):
+    """``out[local_base[k] + i] = q[slot_offset[s] + i] * scale[row]`` for each listed slot
+    ``s = slots[k]`` of ``seat`` (all seats if ``seat`` < 0), every entry of its rows."""
+    for k in range(len(slots)):
+        s = slots[k]
+        if seat >= 0 and slot_seat[s] != seat:
+            continue
+        width = slot_width[s]
+        for a in range(slot_actions[s]):
+            f = scale[row_base[s] + a]
+            src = slot_offset[s] + a * width
+            dst = local_base[k] + a * width
+            for b in range(width):
+                out[dst + b] = np.float32(q[src + b] * f)
+
+
+@njit(cache=True, nogil=True)
+def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, values, added,
+                 floor, levels, low, q, scale):
+    """Rows of the listed slots of ``seat`` (all seats if ``seat`` < 0) back into 16 bits:
+    ``values`` (plus ``added``, if not empty) at their local entries, negative ones zero with
+    ``floor``, each row scaled to its largest magnitude over ``levels`` (integers clipped to
+    ``low..levels``)."""
+    with_added = len(added) > 0
+    for k in range(len(slots)):
+        s = slots[k]
+        if seat >= 0 and slot_seat[s] != seat:
+            continue
+        width = slot_width[s]
+        for a in range(slot_actions[s]):
+            src = local_base[k] + a * width
+            top = 0.0
+            for b in range(width):
+                x = values[src + b] + (added[src + b] if with_added else 0.0)
+                if floor and x < 0.0:
+                    x = 0.0
+                top = max(top, abs(x))
+            row = row_base[s] + a
+            dst = slot_offset[s] + a * width
+            if top == 0.0 or not np.isfinite(top):
+                scale[row] = 0.0
+                for b in range(width):
+                    q[dst + b] = 0
+                continue
+            step = np.float32(top / levels)
+            scale[row] = step
+            inv = 1.0 / np.float64(step)
+            for b in range(width):
+                x = values[src + b] + (added[src + b] if with_added else 0.0)
+                if floor and x < 0.0:
+                    x = 0.0
+                q[dst + b] = min(max(np.rint(x * inv), low), levels)
+
+
+@njit(cache=True, parallel=True)
+def discount_rows(slot_seat, seat, row_base, slot_offset, slot_width, slot_actions, q, scale, pos_scale, neg_scale,
+                  floor):
+    """A seat's 16-bit regrets discounted in place: positive ones times ``pos_scale``, negative
+    ones times ``neg_scale`` (the larger folded into the row scale, the integers of the other sign
+    rescaled by the ratio), then with ``floor`` negative ones zero."""
+    fold = max(pos_scale, neg_scale)
+    pos_ratio = pos_scale / fold if fold > 0.0 else 0.0
+    neg_ratio = neg_scale / fold if fold > 0.0 else 0.0
+    for s in prange(len(slot_seat)):
+        if slot_seat[s] != seat:
+            continue
+        width = slot_width[s]
+        for a in range(slot_actions[s]):
+            row = row_base[s] + a
+            scale[row] = np.float32(scale[row] * fold)
+            if pos_ratio == 1.0 and neg_ratio == 1.0 and not floor:
+                continue
+            start = slot_offset[s] + a * width
+            for b in range(width):
+                v = q[start + b]
+                if v > 0 and pos_ratio != 1.0:
+                    q[start + b] = np.rint(v * pos_ratio)
+                elif v < 0:
+                    if floor:
+                        q[start + b] = 0
+                    elif neg_ratio != 1.0:
+                        q[start + b] = np.rint(v * neg_ratio)
+
+
+@njit(cache=True, parallel=True)
+def scale_seat_rows(slot_seat, seat, row_base, slot_actions, scale, factor):
+    """Every row scale of ``seat``'s slots times ``factor`` (a strategy-sum discount)."""
+    for s in prange(len(slot_seat)):
+        if slot_seat[s] == seat:
+            for a in range(slot_actions[s]):
+                scale[row_base[s] + a] = np.float32(scale[row_base[s] + a] * factor)
+
+
+# -- storage ---------------------------------------------------------------------
+class QuantizedStorage:
+    """A layout's regrets and strategy sums in 16 bits with a float32 scale per action row."""
+
+    def __init__(self, layout: StrategyLayout, regret=None, regret_scale=None, strat_sum=None, sum_scale=None):
+        self.layout = layout
+        self.rows = row_map(layout)
+        n, r = layout.n_entries, self.rows.n_rows
+        self.regret = np.zeros(n, np.int16) if regret is None else regret
+        self.regret_scale = np.zeros(r, np.float32) if regret_scale is None else regret_scale
+        self.strat_sum = np.zeros(n, np.uint16) if strat_sum is None else strat_sum
+        self.sum_scale = np.zeros(r, np.float32) if sum_scale is None else sum_scale
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.regret, self.regret_scale, self.strat_sum, self.sum_scale))
+
+    def _slot_args(self):
+        layout = self.layout
+        return layout.slot_offset, self.rows.row_base, self.rows.slot_width, layout.slot_actions
+
+    def decode(self, which: str, slots: np.ndarray, local_base: np.ndarray, out: np.ndarray, seat: int = -1) -> None:
+        """The listed slots' regrets (``which`` = "regret") or sums into ``out`` at ``local_base``
+        (only ``seat``'s slots, if given)."""
+        q, scale = (self.regret, self.regret_scale) if which == "regret" else (self.strat_sum, self.sum_scale)
+        decode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, q, scale, out)
+
+    def encode(self, which: str, slots: np.ndarray, local_base: np.ndarray, seat: int, values: np.ndarray,
+               added: np.ndarray | None = None, floor: bool = False) -> None:
+        """``seat``'s rows among the listed slots (all with ``seat`` -1) from ``values`` (plus
+        ``added``) at ``local_base`` back into 16 bits."""
+        if which == "regret":
+            q, scale, levels, low = self.regret, self.regret_scale, REGRET_LEVELS, -REGRET_LEVELS
+        else:
+            q, scale, levels, low = self.strat_sum, self.sum_scale, SUM_LEVELS, 0.0
+        encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
+                     NO_ADDED if added is None else added, floor, levels, low, q, scale)
+
+    def discount(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float, floor: bool = False) -> None:
+        """One seat's regrets (and, with ``sum_scale`` != 1, its strategy sums) discounted in place."""
+        layout, rows = self.layout, self.rows
+        if pos_scale != 1.0 or neg_scale != 1.0 or floor:
+            discount_rows(layout.slot_seat, seat, rows.row_base, layout.slot_offset, rows.slot_width,
+                          layout.slot_actions, self.regret, self.regret_scale, pos_scale, neg_scale, floor)
+        if sum_scale != 1.0:
+            scale_seat_rows(layout.slot_seat, seat, rows.row_base, layout.slot_actions, self.sum_scale, sum_scale)
+
+    def decoded(self, which: str, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """Slots ``lo..hi-1``'s regrets or sums as float32 (their entries, from ``slot_offset[lo]``)."""
+        layout = self.layout
+        hi = layout.n_slots if hi is None else hi
+        out = np.empty(int(layout.slot_offset[hi] - layout.slot_offset[lo]), np.float32)
+        slots = np.arange(lo, hi, dtype=np.int64)
+        self.decode(which, slots, layout.slot_offset[lo:hi] - layout.slot_offset[lo], out)
+        return out
+
+    def load_float(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        """Float32 storage rounded into this one (every row)."""
+        slots = np.arange(self.layout.n_slots, dtype=np.int64)
+        base = self.layout.slot_offset[:-1]
+        self.encode("regret", slots, base, -1, regret)
+        self.encode("sum", slots, base, -1, strat_sum)
+
+
+# -- groups ------------------------------------------------------------------------
+class GroupPlan(NamedTuple):
+    """Each cut group's slots, numbered locally, and each cut's decision entries in that numbering."""
+
+    members: list          # per group: its cuts, increasing
+    slots: list            # per group: its slots, increasing (int64)
+    local_base: list       # per group: each slot's first local entry (int64)
+    table: np.ndarray      # (cuts, shape decisions) int64: local first entry (-1: no slot), the
+    #                        :data:`kernels.CutEntries` table of walks on a group's buffers
+    group_of_cut: np.ndarray  # (cuts,) the index of each cut's group in ``members``
+    sizes: list            # per group: its local entries
+    largest: int           # local entries of the largest group
+
+
+def group_plan(cut_group: np.ndarray, table: np.ndarray, layout: StrategyLayout) -> GroupPlan:
+    """The :class:`GroupPlan` of cuts grouped by ``cut_group`` (:func:`kernels.cut_groups`) whose
+    decision nodes have the global first entries ``table`` (:func:`solver.cfr.streamed.cut_entries`)."""
+    local = np.full(table.shape, -1, np.int64)
+    names = np.unique(cut_group)
+    index = np.searchsorted(names, cut_group)
+    members, slots_of, bases, sizes = [], [], [], []
+    offsets = layout.slot_offset
+    for g in range(len(names)):
+        cuts = np.nonzero(index == g)[0].astype(np.int64)
+        entries = table[cuts]
+        known = entries >= 0
+        slot = np.searchsorted(offsets, entries[known], side="right") - 1
+        slots, inverse = np.unique(slot, return_inverse=True)
+        base = np.concatenate([[0], np.cumsum(offsets[slots + 1] - offsets[slots])]).astype(np.int64)
+        block = np.full(entries.shape, -1, np.int64)
+        block[known] = base[:-1][inverse.ravel()]
+        local[cuts] = block
+        members.append(cuts)
+        slots_of.append(slots.astype(np.int64))
+        bases.append(base[:-1].copy())
+        sizes.append(int(base[-1]))
+    return GroupPlan(members, slots_of, bases, local, index.astype(np.int64), sizes, max(sizes, default=0))
+
+
+# -- the engine ------------------------------------------------------------------------
+def thread_groups(plan: GroupPlan, threads: int) -> list[list[int]]:
+    """Groups per thread: largest first, each to the thread with the fewest cuts so far (as
+    :func:`solver.cfr.streamed.group_chunks`), each thread's in increasing order."""
+    load, owned = [0] * threads, [[] for _ in range(threads)]
+    for g in sorted(range(len(plan.members)), key=lambda g: (-len(plan.members[g]), int(plan.members[g][0]))):
+        k = min(range(threads), key=lambda t: (load[t], t))
+        load[k] += len(plan.members[g])
+        owned[k].append(g)
+    return [sorted(part, key=lambda g: int(plan.members[g][0])) for part in owned if part] or [[]]
+
+
+class QuantizedEngine(AbstractEngine):
+    """:class:`solver.cfr.abstract.AbstractEngine` with 16-bit storage (see the module docstring):
+    the same walks, on each cut group's decoded buffers."""
+
+    def _prepare(self) -> None:
+        super()._prepare()
+        # The walks read every cut's entries in its group's local numbering: the global table goes.
+        self.groups = group_plan(self.cut_group, self.cut_entries.table, self.game_layout)
+        self.cut_entries = self.cut_entries._replace(table=self.groups.table)
+        self.arrays = self.arrays._replace(tree=self.arrays.tree._replace(cut_entries=self.cut_entries))
+        layout = self.game_layout
+        self._trunk_slots = np.nonzero(layout.slot_round == 0)[0].astype(np.int64)
+        if len(self._trunk_slots) and self._trunk_slots[-1] != len(self._trunk_slots) - 1:
+            raise AssertionError("the first round's slots come first in a layout by recall")
+        self._trunk_base = layout.slot_offset[self._trunk_slots]
+        self._trunk_entries = int(layout.slot_offset[len(self._trunk_slots)])
+        self._buffers: list = []
+        self._check_groups_fit()
+
+    def _check_groups_fit(self) -> None:
+        """SolveTooLarge if the storage and every thread's buffers of the largest cut group (known
+        only now: the plan assumed a share) do not fit this machine."""
+        plan = self.plan
+        threads = max(numba.get_num_threads(), 1)
+        buffers = LOCAL_BYTES_PER_ENTRY * self.groups.largest * threads
+        need = plan.bytes - int(plan.storage_entries * LARGEST_GROUP_SHARE * LOCAL_BYTES_PER_ENTRY * threads) + buffers
+        if need > 0.75 * plan.machine_bytes:
+            raise SolveTooLarge(f"{self.config.describe()} needs {format_bytes(need)} with 16-bit storage (its largest "
+                                f"group of subtrees holds {self.groups.largest / max(plan.storage_entries, 1):.0%} "
+                                f"of the strategy), more than this machine's {format_bytes(plan.machine_bytes)} "
+                                "allows; use fewer buckets, a recall that keeps the first round's draws, or 32-bit "
+                                "storage")
+
+    def _allocate(self) -> None:
+        self.storage = QuantizedStorage(self.game_layout)
+
+    # -- storage the protocol sees --------------------------------------------------
+    @property
+    def regret(self) -> np.ndarray:
+        return self.storage.regret
+
+    @property
+    def strat_sum(self) -> np.ndarray:
+        return self.storage.strat_sum
+
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray, scales=None) -> None:
+        """Float32 storage (rounded into 16 bits), or 16-bit storage with its row ``scales``."""
+        if scales is None:
+            self.storage = QuantizedStorage(self.game_layout)
+            self.storage.load_float(regret, strat_sum)
+        else:
+            self.storage = QuantizedStorage(self.game_layout, regret, scales[0], strat_sum, scales[1])
+
+    def reset_storage(self) -> None:
+        self.storage = QuantizedStorage(self.game_layout)
+        self.iteration = 0
+
+    def checkpoint_state(self, path) -> CheckpointState:
+        s = self.storage
+        return CheckpointState(s.regret, s.strat_sum, [], None, (s.regret_scale, s.sum_scale))
+
+    def restore(self, data: dict, path) -> None:
+        if data["shards"]:
+            raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
+        regret, strat_sum = self.take_whole_storage(data, path)
+        scales = data.pop("row_scales", None)
+        rows = self.storage.rows.n_rows
+        if scales is None or any(len(x) != rows for x in scales):
+            raise CheckpointError(f"{path} does not hold this game's 16-bit row scales ({rows} rows)")
+        self.load_storage(regret, strat_sum, scales)
+        self.iteration = int(data["iteration"])
+
+    @property
+    def storage_bytes(self) -> int:
+        """Bytes of the storage and the threads' group buffers."""
+        return self.storage.nbytes + sum(b.nbytes for part in self._buffers for b in part)
+
+    # -- walks ------------------------------------------------------------------------------
+    def _thread_buffers(self, threads: int) -> list:
+        """Per thread: a group's decoded regrets, and the walk's additions to it (a pruned walk's
+        regret delta at the traverser's slots and the opponent's strategy sums at his: one
+        buffer, as no slot is both seats'; a full walk's sums are the traverser's, in a third)."""
+        n = max(self.groups.largest, 1)
+        while len(self._buffers) < threads:
+            self._buffers.append([np.zeros(n, np.float32), np.zeros(n, np.float32)])
+        if not self.pruned:
+            for part in self._buffers:
+                if len(part) < 3:
+                    part.append(np.zeros(n, np.float32))
+        return self._buffers
+
+    def _trunk(self, which: str) -> np.ndarray:
+        out = np.empty(self._trunk_entries, np.float32)
+        self.storage.decode(which, self._trunk_slots, self._trunk_base, out)
+        return out
+
+    def run_iterations(self, n: int) -> None:
+        """``n`` iterations as :meth:`AbstractEngine.run_iterations` does them, the discounts folded
+        into the 16-bit storage and each walk on its groups' decoded buffers."""
+        threads = numba.get_num_threads()
+        chunks = thread_groups(self.groups, threads)
+        storage = self.storage
+        for _ in range(n):
+            t = self.iteration + 1
+            discount = self.schedule.discount(t)
+            if self.pruned:
+                for seat in (0, 1):
+                    storage.discount(seat, 1.0, 1.0, discount.sum_scale)
+            for seat in (0, 1):
+                storage.discount(seat, discount.pos_scale, discount.neg_scale,
+                                 1.0 if self.pruned else discount.sum_scale)
+                self._update(seat, make_discount(sum_weight=discount.sum_weight), discount.floor > 0.0, chunks)
+            self.iteration = t
+
+    def _update(self, traverser: int, adding: Discount, floor: bool, chunks: list[list[int]]) -> None:
+        """One seat's update walk (see :func:`solver.cfr.streamed.update_streamed`)."""
+        storage, plan, arrays = self.storage, self.groups, self.arrays
+        game, draws = arrays.tree, arrays.draws
+        policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
+        summed = 1 - traverser if self.pruned else traverser  # the seat whose strategy sums the walk adds
+        trunk_regret, trunk_sum = self._trunk("regret"), self._trunk("sum")
+        work, roots, root_reach, root_value = _trunk_walk(game, draws, self.bucket_game.deal_prob)
+        walk = (roots, root_reach, root_value, traverser, policy)
+        trunk = (adding, game.trunk, game.trunk_layout, draws, read_only(trunk_regret), trunk_regret, trunk_sum,
+                 game.cuts, work, arrays.no_record)
+        kernels.traverse(*walk, kernels.COLLECT, *trunk)
+        buffers = self._thread_buffers(len(chunks))
+        reach = game.cuts.reach
+
+        def run(k: int) -> None:
+            play, delta = buffers[k][:2]
+            sums = delta if self.pruned else buffers[k][2]
+            for g in chunks[k]:
+                members = plan.members[g]
+                if self.pruned and not reach[members, 1 - traverser].any():
+                    game.cuts.value[members] = 0.0   # (what a pruned walk leaves at a cut it skips)
+                    continue
+                slots, base, size = plan.slots[g], plan.local_base[g], plan.sizes[g]
+                storage.decode("regret", slots, base, play)
+                delta[:size] = 0.0
+                storage.decode("sum", slots, base, sums, summed)
+                kernels.walk_cut_chunk(members, self.pruned, traverser, policy, adding, game, draws, read_only(play),
+                                       delta, sums, arrays.shape_record, np.uint64(0))
+                storage.encode("regret", slots, base, traverser, play, delta, floor)
+                storage.encode("sum", slots, base, summed, sums)
+
+        in_threads(len(chunks), run)
+        kernels.traverse(*walk, kernels.TRUNK, *trunk)
+        storage.encode("regret", self._trunk_slots, self._trunk_base, traverser, trunk_regret, None, floor)
+        storage.encode("sum", self._trunk_slots, self._trunk_base, summed, trunk_sum)
+
+    def _walk(self, walker: StreamedWalker, traverser: int, policy: int) -> float:
+        """A best-response or evaluate walk of ``walker``'s game against the average strategy, each
+        group's strategy sums decoded in turn (see :func:`solver.cfr.streamed.walk_streamed`)."""
+        storage, plan = self.storage, self.groups
+        arrays = walker.arrays
+        game, draws = arrays.tree._replace(cut_entries=self.cut_entries), arrays.draws
+        trunk_sum = self._trunk("sum")
+        work, roots, root_reach, root_value = _trunk_walk(game, draws, walker.model.deal_prob)
+        walk = (roots, root_reach, root_value, traverser, policy)
+        trunk = (kernels.NO_UPDATE, game.trunk, game.trunk_layout, draws, read_only(trunk_sum), NO_STORAGE, NO_STORAGE,
+                 game.cuts, work, arrays.no_record)
+        kernels.traverse(*walk, kernels.COLLECT, *trunk)
+        chunks = thread_groups(plan, numba.get_num_threads())
+        buffers = self._thread_buffers(len(chunks))
+        reach = game.cuts.reach
+
+        def run(k: int) -> None:
+            play = buffers[k][0]
+            for g in chunks[k]:
+                members = plan.members[g]
+                if not reach[members, 1 - traverser].any():
+                    game.cuts.value[members] = 0.0
+                    continue
+                storage.decode("sum", plan.slots[g], plan.local_base[g], play)
+                kernels.walk_cut_chunk(members, True, traverser, policy, kernels.NO_UPDATE, game, draws,
+                                       read_only(play), NO_STORAGE, NO_STORAGE, arrays.shape_record, np.uint64(0))
+
+        in_threads(len(chunks), run)
+        kernels.traverse(*walk, kernels.TRUNK, *trunk)
+        return kernels.root_total(walker.model.deal_prob, root_value[0])
+
+    def _exploitability(self, walker: StreamedWalker) -> Exploitability:
+        return Exploitability(self._walk(walker, 0, kernels.BEST_RESPONSE), self._walk(walker, 1, kernels.BEST_RESPONSE),
+                              self._walk(walker, 0, kernels.EVALUATE))
+
+    def exploitability(self) -> Exploitability:
+        """The certificate (exact best responses at full resolution) of the 16-bit average strategy."""
+        return self._exploitability(self.certifier)
+
+    def progress_exploitability(self) -> Exploitability:
+        return self._exploitability(self.abstract_walker)
+
+    def average_probability_chunks(self, max_entries: int = 1 << 24):
+        layout = self.layout
+        arrays = layout.kernel_arrays()
+        for lo, hi in layout.slot_chunks(max_entries):
+            sums = self.storage.decoded("sum", lo, hi)
+            out = np.empty(len(sums), np.float32)
+            kernels.average_slots(layout.slot_round, layout.slot_kind, layout.slot_actions,
+                                  layout.slot_offset - layout.slot_offset[lo], arrays, read_only(sums), out, lo, hi)
+            yield out
