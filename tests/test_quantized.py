@@ -1,0 +1,178 @@
+"""16-bit storage (solver/cfr/quantized.py): the rounding, the discounts folded into row scales,
+walks on each cut group's decoded buffers, the certificate, checkpoints and their damage."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from solver.cfr.abstract import AbstractEngine
+from solver.cfr.checksums import checksum
+from solver.cfr.files import CheckpointError, load_checkpoint
+from solver.cfr.quantized import REGRET_LEVELS, SUM_LEVELS, QuantizedEngine, QuantizedStorage
+from solver.cfr.solve import make_engine, solve
+from solver.cfr.streamed import StreamedWalker
+from solver.cli import main
+from solver.game.config import ConfigError, load_preset
+from solver.game.plan import plan_solve
+from solver.tables.strategy import load_strategy
+
+GAME = dataclasses.replace(load_preset("tiny-double-draw"), cap=2, buckets=(3, 4, 2), recall=1, remember_draws=True)
+GAME16 = dataclasses.replace(GAME, storage_bits=16)
+
+
+def _row_steps(engine: QuantizedEngine, scale: np.ndarray) -> np.ndarray:
+    """Each entry's row scale (one step of its integer)."""
+    widths = np.repeat(engine.storage.rows.slot_width, engine.game_layout.slot_actions.astype(np.int64))
+    return np.repeat(scale, widths)
+
+
+def test_a_row_rounds_to_within_one_step_of_its_largest_magnitude():
+    engine = QuantizedEngine(GAME16)
+    layout = engine.game_layout
+    rng = np.random.default_rng(7)
+    # rows of very different sizes, signs, and an all-zero slot
+    regret = (rng.standard_normal(layout.n_entries) * 10.0 ** rng.integers(-6, 4, layout.n_entries)).astype(np.float32)
+    sums = np.abs(regret) * 3
+    regret[layout.slot_offset[5]:layout.slot_offset[6]] = 0.0
+    storage = QuantizedStorage(layout)
+    storage.load_float(regret, sums)
+    for which, values, levels in (("regret", regret, REGRET_LEVELS), ("sum", sums, SUM_LEVELS)):
+        scale = storage.regret_scale if which == "regret" else storage.sum_scale
+        step = _row_steps(engine, scale)
+        error = np.abs(storage.decoded(which) - values)
+        assert (error <= 0.5 * step + 1e-6 * np.abs(values)).all()
+        # a row's largest magnitude is its top integer
+        assert np.isclose(step.max() * levels, np.abs(values).max(), rtol=1e-6)
+    assert not storage.decoded("regret")[layout.slot_offset[5]:layout.slot_offset[6]].any()
+    assert storage.regret.dtype == np.int16 and storage.strat_sum.dtype == np.uint16
+
+
+@pytest.mark.parametrize("pos,neg,floor", [(0.5, 0.0, False), (0.8, 0.5, False), (1.0, 1.0, True), (0.0, 0.5, False),
+                                           (0.9, 0.9, False)])
+def test_a_discount_folds_into_the_row_scales_as_a_float_discount_would(pos, neg, floor):
+    engine = QuantizedEngine(GAME16)
+    layout = engine.game_layout
+    rng = np.random.default_rng(3)
+    regret = rng.standard_normal(layout.n_entries).astype(np.float32)
+    storage = QuantizedStorage(layout)
+    storage.load_float(regret, np.abs(regret))
+    before = storage.decoded("regret")
+    storage.discount(0, pos, neg, 0.25, floor)
+    after = storage.decoded("regret")
+    expected = np.where(before > 0, before * pos, before * neg)
+    if floor:
+        expected = np.maximum(expected, 0.0)
+    seat0 = np.repeat(layout.slot_seat == 0, np.diff(layout.slot_offset))
+    step = _row_steps(engine, storage.regret_scale)
+    assert np.all(np.abs(after - np.where(seat0, expected, before)) <= step + 1e-7)
+    sums_after = storage.decoded("sum")
+    assert np.allclose(sums_after[seat0], 0.25 * np.abs(regret)[seat0], rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("algorithm", ["dcfr-ramp", "dcfr", "cfr+"])
+@pytest.mark.parametrize("pruned", [True, False])
+def test_the_first_iterations_leave_the_float_solvers_storage_rounded(algorithm, pruned):
+    """From the same start, 16-bit storage after one, two and three iterations is the float32
+    solver's to within a few steps of the largest entry (the walks, groups, trunk and discounts
+    are the same; only the rounding differs)."""
+    exact = AbstractEngine(GAME, algorithm, pruned=pruned)
+    rounded = QuantizedEngine(GAME16, algorithm, pruned=pruned)
+    for _ in range(3):
+        exact.run_iterations(1)
+        rounded.run_iterations(1)
+        assert np.abs(rounded.storage.decoded("regret") - exact.regret).max() <= 5e-4 * np.abs(exact.regret).max()
+        assert np.abs(rounded.storage.decoded("sum") - exact.strat_sum).max() <= 5e-4 * exact.strat_sum.max()
+
+
+def test_the_certificate_of_group_walks_is_the_whole_walks_of_the_decoded_sums():
+    engine = QuantizedEngine(GAME16)
+    engine.run_iterations(30)
+    whole = StreamedWalker(engine.game, engine.layout, engine.model)  # its own global entries
+    assert engine.exploitability() == whole.exploitability(engine.storage.decoded("sum"))
+    abstract = StreamedWalker(engine.game, engine.game_layout, engine.bucket_game)
+    assert engine.progress_exploitability() == abstract.exploitability(engine.storage.decoded("sum"))
+
+
+def test_sixteen_bits_certify_within_three_percent_of_float32_at_equal_iterations():
+    exact, rounded = AbstractEngine(GAME), QuantizedEngine(GAME16)
+    exact.run_iterations(200)
+    rounded.run_iterations(200)
+    a, b = exact.exploitability().exploitability_mbb, rounded.exploitability().exploitability_mbb
+    assert abs(b / a - 1) < 0.03
+
+
+def test_a_sixteen_bit_solve_resumes_bit_for_bit_and_writes_a_strategy(tmp_path):
+    whole = solve(GAME16, iterations=30, out_dir=tmp_path / "whole")
+    solve(GAME16, iterations=12, out_dir=tmp_path / "split")
+    split = solve(GAME16, iterations=30, out_dir=tmp_path / "split", resume=True)
+    assert split.exploitability == whole.exploitability
+    a, b = load_checkpoint(tmp_path / "whole" / "checkpoint.npz"), load_checkpoint(tmp_path / "split" / "checkpoint.npz")
+    for name in ("regret", "strat_sum"):
+        assert a[name].dtype == (np.int16 if name == "regret" else np.uint16)
+        assert np.array_equal(a[name], b[name])
+    assert all(np.array_equal(x, y) for x, y in zip(a["row_scales"], b["row_scales"]))
+    strategy = load_strategy(tmp_path / "whole")
+    assert strategy.config.storage_bits == 16
+    assert strategy.exploitability_mbb == pytest.approx(whole.exploitability.exploitability_mbb)
+    engine = whole.engine
+    expected = np.concatenate(list(engine.average_probability_chunks()))
+    assert np.array_equal(np.asarray(strategy.probabilities), expected)
+
+
+def _rewrite(path, **changes):
+    """The checkpoint with arrays replaced (or removed: None) and its checksums made again: a
+    file written wrong, not damaged on the way."""
+    with np.load(path) as f:
+        data = {name: f[name] for name in f.files}
+    for name, value in changes.items():
+        if value is None:
+            del data[name]
+        else:
+            data[name] = value
+    names = [name for name in data if not name.startswith("checksum")]
+    data["checksum_names"] = np.array(names)
+    data["checksum_values"] = np.array([checksum(data[name]) for name in names], np.uint64)
+    np.savez(path, **data)
+
+
+@pytest.mark.parametrize("change,message", [
+    ("no scales", "no row scales"),
+    ("float regrets", "int16 regrets and uint16 sums"),
+    ("negative scale", "not finite, non-negative"),
+])
+def test_a_sixteen_bit_checkpoint_written_wrong_is_refused_in_one_line(tmp_path, change, message):
+    solve(GAME16, iterations=5, out_dir=tmp_path)
+    path = tmp_path / "checkpoint.npz"
+    with np.load(path) as f:
+        regret, sum_scale = f["regret"], f["sum_scale"]
+    _rewrite(path, **{"no scales": {"regret_scale": None}, "float regrets": {"regret": regret.astype(np.float32)},
+                      "negative scale": {"sum_scale": -np.abs(sum_scale) - 1}}[change])
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(path)
+
+
+def test_the_setting_is_checked_and_planned():
+    with pytest.raises(ConfigError, match="storage_bits"):
+        dataclasses.replace(GAME, storage_bits=8)
+    with pytest.raises(ConfigError, match="card buckets in every round and a recall"):
+        dataclasses.replace(load_preset("tiny-double-draw"), storage_bits=16)
+    assert "16-bit storage" in GAME16.describe()
+    assert "storage_bits = 16" in GAME16.to_toml()
+    assert isinstance(make_engine(GAME16), QuantizedEngine)
+    preset = load_preset("triple-draw")
+    small, big = plan_solve(dataclasses.replace(preset, storage_bits=16)), plan_solve(preset)
+    assert small.storage_entries == big.storage_entries
+    assert small.bytes < 0.5 * big.bytes
+
+
+def test_the_cli_solves_a_sixteen_bit_config(tmp_path, capsys):
+    path = tmp_path / "game.toml"
+    path.write_text(GAME16.to_toml())
+    assert main(["solve", "--config", str(path), "--iterations", "5", "--out", str(tmp_path / "run")]) == 0
+    assert "16-bit storage" in capsys.readouterr().out
+    path.write_text(GAME16.to_toml().replace("storage_bits = 16", "storage_bits = 12"))
+    assert main(["solve", "--config", str(path), "--iterations", "5", "--out", str(tmp_path / "bad")]) == 2
+    assert "storage_bits" in capsys.readouterr().err
