@@ -24,10 +24,11 @@ from solver.cfr.files import CheckpointError, load_checkpoint, save_checkpoint
 from solver.cfr.kernels import make_discount
 from solver.cfr.locks import LockError
 from solver.cfr.protocol import PROTOCOL_ATTRIBUTES, PROTOCOL_METHODS, SolverEngine
+from solver.cfr.quantized import QuantizedEngine
 from solver.cfr.sampled import SampledEngine
 from solver.game.config import GameConfig, load_preset
 
-ENGINES = (Engine, RayEngine, AbstractEngine, SampledEngine)
+ENGINES = (Engine, RayEngine, AbstractEngine, QuantizedEngine, SampledEngine)
 SOLVE = Path(__file__).resolve().parent.parent / "solver" / "cfr" / "solve.py"
 STREAMED = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
 SAMPLED = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
@@ -38,6 +39,7 @@ MAKERS = {
     "built, dcfr": lambda: Engine(load_preset("tiny-double-draw"), "dcfr"),
     "built, buckets": lambda: Engine(dataclasses.replace(load_preset("tiny-double-draw"), buckets=(5, 4, 3))),
     "abstract": lambda: AbstractEngine(STREAMED),
+    "abstract, 16-bit": lambda: QuantizedEngine(dataclasses.replace(STREAMED, storage_bits=16)),
     "sampled": lambda: SampledEngine(SAMPLED, seed=4),
 }
 
@@ -89,7 +91,8 @@ def test_the_solve_loop_never_asks_which_engine_it_has():
 def _checkpoint(engine, path: Path) -> Path:
     state = engine.checkpoint_state(path)
     save_checkpoint(path, engine.config, engine.algorithm, engine.iteration, 1.0, np.zeros((0, 3)), state.regret,
-                    state.strat_sum, engine.layout.row_of, shards=state.shards, scales=state.scales)
+                    state.strat_sum, engine.layout.row_of, shards=state.shards, scales=state.scales,
+                    row_scales=state.row_scales)
     return path
 
 
@@ -109,6 +112,8 @@ def test_a_restored_checkpoint_resumes_bit_for_bit(kind, tmp_path):
     for a, b in zip(resumed.checkpoint_state(path), once.checkpoint_state(path)):
         if isinstance(a, np.ndarray):
             assert a.tobytes() == b.tobytes()
+        elif isinstance(a, tuple):   # 16-bit storage's row scales
+            assert [x.tobytes() for x in a] == [y.tobytes() for y in b]
         else:
             assert a == b
     if kind == "built, pruned":

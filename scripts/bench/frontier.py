@@ -8,7 +8,7 @@
 ``run``: each point is an abstraction of the game (``BUCKETS:RULE``): ``BUCKETS`` one count
 for every round or one per round (``64/64/128``), ``RULE`` the rounds remembered, then ``d``
 to keep every older round's draw counts and ``b`` to keep its number of bets
-(``older_betting = "bets"``; see :mod:`solver.game.history`). Each is solved in its abstract
+(``older_betting = "bets"``; see :mod:`solver.game.history`), and ``@16`` for 16-bit storage. Each is solved in its abstract
 game (:class:`solver.cfr.abstract.AbstractEngine`, the default algorithm, pruned walks) and
 checked every ``--step`` iterations: its abstract exploitability and its certificate (the exact
 best response at full resolution). A point is *converged* when what remains is the
@@ -44,7 +44,8 @@ def _say(line: str) -> None:
 
 
 def parse_point(spec: str, rounds: int) -> dict:
-    """``BUCKETS:RULE`` (see the module docstring) as config fields."""
+    """``BUCKETS:RULE[@16]`` (see the module docstring) as config fields."""
+    spec, _, bits = spec.partition("@")
     try:
         buckets_part, rule = spec.split(":")
         buckets = tuple(int(b) for b in buckets_part.split("/"))
@@ -55,8 +56,11 @@ def parse_point(spec: str, rounds: int) -> dict:
     if set(flags) - set("db") or len(buckets) not in (1, rounds):
         raise SystemExit(f"frontier: {spec!r}: RULE is the rounds remembered then 'd' and/or 'b'; "
                          f"BUCKETS one count or {rounds}")
+    if bits not in ("", "16", "32"):
+        raise SystemExit(f"frontier: {spec!r}: a point's storage is @16 or @32")
     return {"buckets": buckets * rounds if len(buckets) == 1 else buckets, "recall": recall,
-            "remember_draws": "d" in flags, "older_betting": "bets" if "b" in flags else "forget"}
+            "remember_draws": "d" in flags, "older_betting": "bets" if "b" in flags else "forget",
+            "storage_bits": int(bits or 32)}
 
 
 def converged(checks: list[dict]) -> str | None:
@@ -81,7 +85,7 @@ def _done(out: Path) -> dict[str, dict]:
 
 
 def run(preset: str, cap: int | None, points: list[str], step: int, most: int, out: Path) -> None:
-    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.solve import make_engine
     from solver.game.config import load_preset
 
     base = load_preset(preset)
@@ -95,7 +99,7 @@ def run(preset: str, cap: int | None, points: list[str], step: int, most: int, o
             continue
         config = dataclasses.replace(base, **parse_point(spec, base.rounds))
         t0 = time.perf_counter()
-        engine = AbstractEngine(config)
+        engine = make_engine(config, streamed=True)
         setup_s = time.perf_counter() - t0
         _say(f"{config.describe()}: {engine.layout.n_entries:,} entries, set up in {setup_s:.1f} s")
         checks, solving = [], 0.0

@@ -68,6 +68,9 @@ class AbstractEngine(StreamedEngine):
         seat's average is then over the strategies the other seat's walks faced)."""
         self.pruned = pruned
         setup = streamed_setup(config, row_of, check_memory)
+        if setup.config.storage_bits != self.storage_bits:
+            raise ValueError(f"{setup.config.describe()}: {type(self).__name__} keeps {self.storage_bits}-bit storage "
+                             "(make_engine picks the engine a config's storage_bits asks for)")
         self.setup = setup
         self.config = setup.config
         self.schedule = Schedule(algorithm)
@@ -90,6 +93,7 @@ class AbstractEngine(StreamedEngine):
         self._delta = np.zeros(self.layout.n_entries, np.float32)
 
     exact_progress = False  # progress is measured in the abstract game; the certificate at the end
+    storage_bits = 32       # float32 regrets and sums (solver.cfr.quantized.QuantizedEngine: 16)
 
     @property
     def algorithm(self) -> str:

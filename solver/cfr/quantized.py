@@ -45,7 +45,7 @@ from .abstract import AbstractEngine
 from .files import CheckpointError
 from .kernels import Discount, make_discount
 from .protocol import CheckpointState
-from .streamed import _trunk_walk
+from .streamed import StreamedWalker, _trunk_walk
 from .walker import NO_STORAGE, Exploitability, in_threads, read_only
 
 REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
@@ -286,6 +286,8 @@ class QuantizedEngine(AbstractEngine):
     """:class:`solver.cfr.abstract.AbstractEngine` with 16-bit storage (see the module docstring):
     the same walks, on each cut group's decoded buffers."""
 
+    storage_bits = 16
+
     def _prepare(self) -> None:
         super()._prepare()
         # The walks read every cut's entries in its group's local numbering: the global table goes.
@@ -407,7 +409,8 @@ class QuantizedEngine(AbstractEngine):
         walk = (roots, root_reach, root_value, traverser, policy)
         trunk = (adding, game.trunk, game.trunk_layout, draws, read_only(trunk_regret), trunk_regret, trunk_sum,
                  game.cuts, work, arrays.no_record)
-        kernels.traverse(*walk, kernels.COLLECT, *trunk)
+        n_cuts = len(game.cuts.nodes)
+        kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *trunk)
         buffers = self._thread_buffers(len(chunks))
         reach = game.cuts.reach
 
@@ -428,8 +431,9 @@ class QuantizedEngine(AbstractEngine):
                 storage.encode("regret", slots, base, traverser, play, delta, floor)
                 storage.encode("sum", slots, base, summed, sums)
 
-        in_threads(len(chunks), run)
-        kernels.traverse(*walk, kernels.TRUNK, *trunk)
+        if n_cuts:
+            in_threads(len(chunks), run)
+            kernels.traverse(*walk, kernels.TRUNK, *trunk)
         storage.encode("regret", self._trunk_slots, self._trunk_base, traverser, trunk_regret, None, floor)
         storage.encode("sum", self._trunk_slots, self._trunk_base, summed, trunk_sum)
 
@@ -444,7 +448,8 @@ class QuantizedEngine(AbstractEngine):
         walk = (roots, root_reach, root_value, traverser, policy)
         trunk = (kernels.NO_UPDATE, game.trunk, game.trunk_layout, draws, read_only(trunk_sum), NO_STORAGE, NO_STORAGE,
                  game.cuts, work, arrays.no_record)
-        kernels.traverse(*walk, kernels.COLLECT, *trunk)
+        n_cuts = len(game.cuts.nodes)
+        kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *trunk)
         chunks = thread_groups(plan, numba.get_num_threads())
         buffers = self._thread_buffers(len(chunks))
         reach = game.cuts.reach
@@ -460,8 +465,9 @@ class QuantizedEngine(AbstractEngine):
                 kernels.walk_cut_chunk(members, True, traverser, policy, kernels.NO_UPDATE, game, draws,
                                        read_only(play), NO_STORAGE, NO_STORAGE, arrays.shape_record, np.uint64(0))
 
-        in_threads(len(chunks), run)
-        kernels.traverse(*walk, kernels.TRUNK, *trunk)
+        if n_cuts:
+            in_threads(len(chunks), run)
+            kernels.traverse(*walk, kernels.TRUNK, *trunk)
         return kernels.root_total(walker.model.deal_prob, root_value[0])
 
     def _exploitability(self, walker: StreamedWalker) -> Exploitability:
