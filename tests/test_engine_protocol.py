@@ -120,7 +120,7 @@ def test_a_restored_checkpoint_resumes_bit_for_bit(kind, tmp_path):
         assert once.checkpoint_state(path).scales is not None
 
 
-@pytest.mark.parametrize("kind", ["built, pruned", "abstract"])
+@pytest.mark.parametrize("kind", ["built, pruned", "abstract", "abstract, 16-bit"])
 def test_reset_storage_is_a_new_engine(kind):
     fresh, used = MAKERS[kind](), MAKERS[kind]()
     used.run_iterations(4)
@@ -133,7 +133,7 @@ def test_reset_storage_is_a_new_engine(kind):
     assert used.checkpoint_state(None)[1].tobytes() == fresh.checkpoint_state(None)[1].tobytes()
 
 
-@pytest.mark.parametrize("kind", ["built, pruned", "abstract"])
+@pytest.mark.parametrize("kind", ["built, pruned", "abstract", "abstract, 16-bit"])
 def test_a_checkpoint_of_another_game_is_refused(kind, tmp_path):
     engine = MAKERS[kind]()
     data = {"regret": np.zeros(7, np.float32), "strat_sum": np.zeros(7, np.float32), "shards": [], "scales": None,

@@ -16,7 +16,8 @@ from solver.cfr.solve import make_engine, solve
 from solver.cfr.streamed import StreamedWalker
 from solver.cli import main
 from solver.game.config import ConfigError, load_preset
-from solver.game.plan import plan_solve
+from solver.cfr.engine import Engine
+from solver.game.plan import SolveTooLarge, plan_solve
 from solver.tables.strategy import load_strategy
 
 GAME = dataclasses.replace(load_preset("tiny-double-draw"), cap=2, buckets=(3, 4, 2), recall=1, remember_draws=True)
@@ -85,11 +86,25 @@ def test_the_first_iterations_leave_the_float_solvers_storage_rounded(algorithm,
     all of it."""
     exact = AbstractEngine(game, algorithm, pruned=pruned)
     rounded = QuantizedEngine(dataclasses.replace(game, storage_bits=16), algorithm, pruned=pruned)
-    for _ in range(3):
+    layout = rounded.game_layout
+    seat_of_entry = np.repeat(layout.slot_seat, np.diff(layout.slot_offset))
+    for iteration in (1, 2, 3):
         exact.run_iterations(1)
         rounded.run_iterations(1)
-        assert np.abs(rounded.storage.decoded("regret") - exact.regret).max() <= 5e-4 * np.abs(exact.regret).max()
-        assert np.abs(rounded.storage.decoded("sum") - exact.strat_sum).max() <= 5e-4 * exact.strat_sum.max()
+        storage = rounded.storage
+        for which, values, scale in (("regret", exact.regret, storage.regret_scale),
+                                     ("sum", exact.strat_sum, storage.sum_scale)):
+            error = np.abs(storage.decoded(which) - values)
+            # within a few steps of the largest entry: the strategies differ by the rounding (regret
+            # matching turns a regret rounded to zero into a different action)
+            assert error.max() <= 5e-4 * np.abs(values).max(), which
+            if iteration == 1:
+                # what the first walk (the button's, both seats playing uniformly) wrote: the
+                # button's regrets, and the sums of the seat whose sums it adds, each within a step
+                # of its own row (a skipped or forgotten row would not be)
+                first = seat_of_entry == (0 if which == "regret" or not pruned else 1)
+                bound = _row_steps(rounded, scale) + 1e-6 * np.abs(values).max()
+                assert (error[first] <= bound[first]).all(), which
 
 
 def test_the_certificate_of_group_walks_is_the_whole_walks_of_the_decoded_sums():
@@ -169,8 +184,19 @@ def test_the_setting_is_checked_and_planned():
     assert isinstance(make_engine(GAME16), QuantizedEngine)
     preset = load_preset("triple-draw")
     small, big = plan_solve(dataclasses.replace(preset, storage_bits=16)), plan_solve(preset)
-    assert small.storage_entries == big.storage_entries
-    assert small.bytes < 0.5 * big.bytes
+    assert small.storage_entries == big.storage_entries and isinstance(small.bytes, int)
+    # 4 bytes an entry (and 8 a row) against 12, besides each thread's buffers of a group (5% planned)
+    assert small.bytes - small.group_buffer_bytes < 0.5 * big.bytes
+    assert small.group_buffer_bytes == int(8 * small.threads * 0.05 * small.storage_entries)
+    # a rule that forgets the first round's draws at some round does not split the subtrees: planned whole
+    forgetful = plan_solve(dataclasses.replace(preset, recall=2, remember_draws=False, storage_bits=16))
+    assert forgetful.group_buffer_bytes == 8 * forgetful.threads * forgetful.storage_entries
+    with pytest.raises(SolveTooLarge, match="16-bit storage is the streamed abstract solver's"):
+        make_engine(GAME16, streamed=False)
+    with pytest.raises(ValueError, match="16-bit storage"):
+        Engine(GAME16, check_memory=False)
+    with pytest.raises(ValueError, match="make_engine picks"):
+        AbstractEngine(GAME16)
 
 
 def test_the_cli_solves_a_sixteen_bit_config(tmp_path, capsys):
@@ -181,3 +207,67 @@ def test_the_cli_solves_a_sixteen_bit_config(tmp_path, capsys):
     path.write_text(GAME16.to_toml().replace("storage_bits = 16", "storage_bits = 12"))
     assert main(["solve", "--config", str(path), "--iterations", "5", "--out", str(tmp_path / "bad")]) == 2
     assert "storage_bits" in capsys.readouterr().err
+
+
+def test_stochastic_rounding_keeps_additions_far_below_a_step():
+    """A row whose largest sum is 65,535 steps, one entry of it gaining a hundredth of a step a
+    walk: nearest rounding loses every addition, stochastic rounding adds them up (unbiased), and
+    an entry already on a step stays there."""
+    engine = QuantizedEngine(GAME16)
+    layout = engine.game_layout
+    slot = int(np.nonzero(layout.slot_round == 1)[0][0])
+    slots, base = np.array([slot], np.int64), np.array([0], np.int64)
+    width = int(layout.row_width[1])
+    size = int(layout.slot_offset[slot + 1] - layout.slot_offset[slot])
+    totals = {}
+    for seed_base in (0, 1):
+        storage = QuantizedStorage(layout)
+        values = np.zeros(size, np.float32)
+        values[0] = 65535.0   # the row's largest: one step is 1
+        values[1] = 1000.0
+        storage.encode("sum", slots, base, -1, values)
+        for k in range(2000):
+            storage.decode("sum", slots, base, values)
+            values[2] += 0.01
+            storage.encode("sum", slots, base, -1, values, seed=(seed_base and 1000 + k))
+        storage.decode("sum", slots, base, values)
+        totals[seed_base] = values[:3].copy()
+    assert totals[0][2] == 0.0
+    assert 20.0 - 5 * np.sqrt(20.0) < totals[1][2] < 20.0 + 5 * np.sqrt(20.0)
+    assert totals[1][0] == 65535.0 and totals[1][1] == 1000.0
+    assert width <= size
+
+
+def test_one_thread_or_two_give_the_same_bits():
+    import numba
+
+    results = []
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        try:
+            engine = QuantizedEngine(GAME16)
+            engine.run_iterations(8)
+            results.append([a.tobytes() for a in (engine.storage.regret, engine.storage.strat_sum,
+                                                  engine.storage.regret_scale, engine.storage.sum_scale)])
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert results[0] == results[1]
+
+
+def test_a_checkpoint_with_other_row_scales_is_refused(tmp_path):
+    engine = QuantizedEngine(GAME16)
+    engine.run_iterations(2)
+    state = engine.checkpoint_state(None)
+    data = {"regret": state.regret.copy(), "strat_sum": state.strat_sum.copy(), "shards": [], "scales": None,
+            "iteration": 2, "row_scales": (state.row_scales[0][:-1], state.row_scales[1][:-1])}
+    with pytest.raises(CheckpointError, match="does not hold this game's 16-bit row scales"):
+        QuantizedEngine(GAME16).restore(data, tmp_path / "x.npz")
+
+
+def test_memory_is_checked_against_the_real_groups_unless_asked_not_to(monkeypatch):
+    from solver.game import plan as plan_module
+
+    monkeypatch.setattr(plan_module, "machine_memory_bytes", lambda: 1 << 20)   # a 1 MiB machine
+    with pytest.raises(SolveTooLarge):
+        QuantizedEngine(GAME16)
+    QuantizedEngine(GAME16, check_memory=False).run_iterations(1)

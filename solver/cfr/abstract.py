@@ -67,6 +67,7 @@ class AbstractEngine(StreamedEngine):
         """``pruned``: walks skip what the opponent never reaches (``kernels.UPDATE_PRUNED``; each
         seat's average is then over the strategies the other seat's walks faced)."""
         self.pruned = pruned
+        self.check_memory = check_memory
         setup = streamed_setup(config, row_of, check_memory)
         if setup.config.storage_bits != self.storage_bits:
             raise ValueError(f"{setup.config.describe()}: {type(self).__name__} keeps {self.storage_bits}-bit storage "

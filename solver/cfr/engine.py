@@ -158,6 +158,9 @@ class Engine(StorageHere):
         ``prunes``, rows not shared, no locks), False: every walk visits every node and
         discounts every entry it passes (the walks of before)."""
         setup = GameSetup.of(config, row_of, streamed=False)
+        if setup.config.storage_bits != 32:
+            raise ValueError(f"{setup.config.describe()}: 16-bit storage is the streamed abstract solver's "
+                             "(solver.cfr.quantized); this engine keeps float32")
         self.setup, self.config = setup, setup.config
         self.schedule = Schedule(algorithm)
         self.plan: SolvePlan = setup.plan

@@ -40,6 +40,8 @@ from numba import njit, prange
 
 from ..game.layout import StrategyLayout
 from ..game.plan import LARGEST_GROUP_SHARE, SolveTooLarge, format_bytes
+from abstractions.random import GOLDEN, mix, stream_seed
+
 from . import kernels
 from .abstract import AbstractEngine
 from .files import CheckpointError
@@ -92,12 +94,16 @@ def decode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
 
 @njit(cache=True, nogil=True)
 def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, values, added,
-                 floor, levels, low, q, scale):
+                 floor, levels, low, seed, q, scale):
     """Rows of the listed slots of ``seat`` (all seats if ``seat`` < 0) back into 16 bits:
     ``values`` (plus ``added``, if not empty) at their local entries, negative ones zero with
     ``floor``, each row scaled to its largest magnitude over ``levels`` (integers clipped to
-    ``low..levels``)."""
+    ``low..levels``). Rounding is to the nearest step, or with ``seed`` != 0 *stochastic*: up
+    with probability the fraction of a step, from a hash of ``seed`` and the entry (unbiased, so
+    additions far below a step still add up; the same bits on every run). Returns the number of
+    rows holding a non-finite value (stored as zero)."""
     with_added = len(added) > 0
+    bad = 0
     for k in range(len(slots)):
         s = slots[k]
         if seat >= 0 and slot_seat[s] != seat:
@@ -106,14 +112,19 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
         for a in range(slot_actions[s]):
             src = local_base[k] + a * width
             top = 0.0
+            finite = True
             for b in range(width):
                 x = values[src + b] + (added[src + b] if with_added else 0.0)
                 if floor and x < 0.0:
                     x = 0.0
-                top = max(top, abs(x))
+                if not np.isfinite(x):
+                    finite = False
+                elif abs(x) > top:
+                    top = abs(x)
             row = row_base[s] + a
             dst = slot_offset[s] + a * width
-            if top == 0.0 or not np.isfinite(top):
+            if top == 0.0 or not finite:
+                bad += 0 if finite else 1
                 scale[row] = 0.0
                 for b in range(width):
                     q[dst + b] = 0
@@ -125,7 +136,13 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                 x = values[src + b] + (added[src + b] if with_added else 0.0)
                 if floor and x < 0.0:
                     x = 0.0
-                q[dst + b] = min(max(np.rint(x * inv), low), levels)
+                if seed == 0:
+                    v = np.rint(x * inv)
+                else:
+                    u = float(mix(seed + np.uint64(dst + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+                    v = np.floor(x * inv + u)
+                q[dst + b] = min(max(v, low), levels)
+    return bad
 
 
 @njit(cache=True, parallel=True)
@@ -150,12 +167,12 @@ def discount_rows(slot_seat, seat, row_base, slot_offset, slot_width, slot_actio
             for b in range(width):
                 v = q[start + b]
                 if v > 0 and pos_ratio != 1.0:
-                    q[start + b] = np.rint(v * pos_ratio)
+                    q[start + b] = np.trunc(v * pos_ratio)
                 elif v < 0:
                     if floor:
                         q[start + b] = 0
                     elif neg_ratio != 1.0:
-                        q[start + b] = np.rint(v * neg_ratio)
+                        q[start + b] = np.trunc(v * neg_ratio)   # (toward zero: a halving decays to 0)
 
 
 @njit(cache=True, parallel=True)
@@ -195,15 +212,18 @@ class QuantizedStorage:
         decode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, q, scale, out)
 
     def encode(self, which: str, slots: np.ndarray, local_base: np.ndarray, seat: int, values: np.ndarray,
-               added: np.ndarray | None = None, floor: bool = False) -> None:
+               added: np.ndarray | None = None, floor: bool = False, seed: int = 0) -> None:
         """``seat``'s rows among the listed slots (all with ``seat`` -1) from ``values`` (plus
-        ``added``) at ``local_base`` back into 16 bits."""
+        ``added``) at ``local_base`` back into 16 bits (``seed``: stochastic rounding, see
+        :func:`encode_slots`); FloatingPointError if a value is not finite."""
         if which == "regret":
             q, scale, levels, low = self.regret, self.regret_scale, REGRET_LEVELS, -REGRET_LEVELS
         else:
             q, scale, levels, low = self.strat_sum, self.sum_scale, SUM_LEVELS, 0.0
-        encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
-                     NO_ADDED if added is None else added, floor, levels, low, q, scale)
+        bad = encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
+                           NO_ADDED if added is None else added, floor, levels, low, np.uint64(seed), q, scale)
+        if bad:
+            raise FloatingPointError(f"{bad} rows of {which}s hold values that are not finite numbers")
 
     def discount(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float, floor: bool = False) -> None:
         """One seat's regrets (and, with ``sum_scale`` != 1, its strategy sums) discounted in place."""
@@ -247,8 +267,8 @@ class GroupPlan(NamedTuple):
 
 def group_plan(cut_group: np.ndarray, table: np.ndarray, layout: StrategyLayout) -> GroupPlan:
     """The :class:`GroupPlan` of cuts grouped by ``cut_group`` (:func:`kernels.cut_groups`) whose
-    decision nodes have the global first entries ``table`` (:func:`solver.cfr.streamed.cut_entries`)."""
-    local = np.full(table.shape, -1, np.int64)
+    decision nodes have the global first entries ``table`` (:func:`solver.cfr.streamed.cut_entries`),
+    which becomes the plan's local table (rewritten in place: one table in memory, not two)."""
     names = np.unique(cut_group)
     index = np.searchsorted(names, cut_group)
     members, slots_of, bases, sizes = [], [], [], []
@@ -262,12 +282,12 @@ def group_plan(cut_group: np.ndarray, table: np.ndarray, layout: StrategyLayout)
         base = np.concatenate([[0], np.cumsum(offsets[slots + 1] - offsets[slots])]).astype(np.int64)
         block = np.full(entries.shape, -1, np.int64)
         block[known] = base[:-1][inverse.ravel()]
-        local[cuts] = block
+        table[cuts] = block   # (in place: rows of other groups are not read again)
         members.append(cuts)
         slots_of.append(slots.astype(np.int64))
         bases.append(base[:-1].copy())
         sizes.append(int(base[-1]))
-    return GroupPlan(members, slots_of, bases, local, index.astype(np.int64), sizes, max(sizes, default=0))
+    return GroupPlan(members, slots_of, bases, table, index.astype(np.int64), sizes, max(sizes, default=0))
 
 
 # -- the engine ------------------------------------------------------------------------
@@ -290,10 +310,12 @@ class QuantizedEngine(AbstractEngine):
 
     def _prepare(self) -> None:
         super()._prepare()
-        # The walks read every cut's entries in its group's local numbering: the global table goes.
+        # The walks read every cut's entries in its group's local numbering, made in the table itself:
+        # the global entries are gone (a walker built from ``cut_entries``, None, finds its own).
         self.groups = group_plan(self.cut_group, self.cut_entries.table, self.game_layout)
-        self.cut_entries = self.cut_entries._replace(table=self.groups.table)
-        self.arrays = self.arrays._replace(tree=self.arrays.tree._replace(cut_entries=self.cut_entries))
+        self._local_entries = self.cut_entries
+        self.cut_entries = None
+        self.arrays = self.arrays._replace(tree=self.arrays.tree._replace(cut_entries=self._local_entries))
         layout = self.game_layout
         self._trunk_slots = np.nonzero(layout.slot_round == 0)[0].astype(np.int64)
         if len(self._trunk_slots) and self._trunk_slots[-1] != len(self._trunk_slots) - 1:
@@ -307,10 +329,10 @@ class QuantizedEngine(AbstractEngine):
         """SolveTooLarge if the storage and every thread's buffers of the largest cut group (known
         only now: the plan assumed a share) do not fit this machine."""
         plan = self.plan
-        threads = max(numba.get_num_threads(), 1)
-        buffers = LOCAL_BYTES_PER_ENTRY * self.groups.largest * threads
-        need = plan.bytes - int(plan.storage_entries * LARGEST_GROUP_SHARE * LOCAL_BYTES_PER_ENTRY * threads) + buffers
-        if need > 0.75 * plan.machine_bytes:
+        threads = max(plan.threads, numba.get_num_threads(), 1)
+        per_entry = LOCAL_BYTES_PER_ENTRY if self.pruned else LOCAL_BYTES_PER_ENTRY + 4  # (a full walk: 3 buffers)
+        need = plan.bytes - plan.group_buffer_bytes + per_entry * self.groups.largest * threads
+        if self.check_memory and need > 0.75 * plan.machine_bytes:
             raise SolveTooLarge(f"{self.config.describe()} needs {format_bytes(need)} with 16-bit storage (its largest "
                                 f"group of subtrees holds {self.groups.largest / max(plan.storage_entries, 1):.0%} "
                                 f"of the strategy), more than this machine's {format_bytes(plan.machine_bytes)} "
@@ -348,6 +370,8 @@ class QuantizedEngine(AbstractEngine):
     def restore(self, data: dict, path) -> None:
         if data["shards"]:
             raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
+        if data["scales"] is not None and not np.all(data["scales"] == 1.0):
+            raise CheckpointError(f"{path} holds a pruned solve's scaled storage; this game is streamed")
         regret, strat_sum = self.take_whole_storage(data, path)
         scales = data.pop("row_scales", None)
         rows = self.storage.rows.n_rows
@@ -395,11 +419,13 @@ class QuantizedEngine(AbstractEngine):
             for seat in (0, 1):
                 storage.discount(seat, discount.pos_scale, discount.neg_scale,
                                  1.0 if self.pruned else discount.sum_scale)
-                self._update(seat, make_discount(sum_weight=discount.sum_weight), discount.floor > 0.0, chunks)
+                self._update(seat, make_discount(sum_weight=discount.sum_weight), discount.floor > 0.0, chunks,
+                             int(stream_seed(t, seat)) or 1)
             self.iteration = t
 
-    def _update(self, traverser: int, adding: Discount, floor: bool, chunks: list[list[int]]) -> None:
-        """One seat's update walk (see :func:`solver.cfr.streamed.update_streamed`)."""
+    def _update(self, traverser: int, adding: Discount, floor: bool, chunks: list[list[int]], seed: int) -> None:
+        """One seat's update walk (see :func:`solver.cfr.streamed.update_streamed`); the strategy
+        sums it adds are rounded stochastically from ``seed`` (the iteration's and seat's)."""
         storage, plan, arrays = self.storage, self.groups, self.arrays
         game, draws = arrays.tree, arrays.draws
         policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
@@ -429,20 +455,20 @@ class QuantizedEngine(AbstractEngine):
                 kernels.walk_cut_chunk(members, self.pruned, traverser, policy, adding, game, draws, read_only(play),
                                        delta, sums, arrays.shape_record, np.uint64(0))
                 storage.encode("regret", slots, base, traverser, play, delta, floor)
-                storage.encode("sum", slots, base, summed, sums)
+                storage.encode("sum", slots, base, summed, sums, seed=seed)
 
         if n_cuts:
             in_threads(len(chunks), run)
             kernels.traverse(*walk, kernels.TRUNK, *trunk)
         storage.encode("regret", self._trunk_slots, self._trunk_base, traverser, trunk_regret, None, floor)
-        storage.encode("sum", self._trunk_slots, self._trunk_base, summed, trunk_sum)
+        storage.encode("sum", self._trunk_slots, self._trunk_base, summed, trunk_sum, seed=seed)
 
     def _walk(self, walker: StreamedWalker, traverser: int, policy: int) -> float:
         """A best-response or evaluate walk of ``walker``'s game against the average strategy, each
         group's strategy sums decoded in turn (see :func:`solver.cfr.streamed.walk_streamed`)."""
         storage, plan = self.storage, self.groups
         arrays = walker.arrays
-        game, draws = arrays.tree._replace(cut_entries=self.cut_entries), arrays.draws
+        game, draws = arrays.tree._replace(cut_entries=self._local_entries), arrays.draws
         trunk_sum = self._trunk("sum")
         work, roots, root_reach, root_value = _trunk_walk(game, draws, walker.model.deal_prob)
         walk = (roots, root_reach, root_value, traverser, policy)

@@ -53,6 +53,8 @@ class SampledEngine(StreamedEngine):
         """``row_of``: the layout's class -> row maps (a checkpoint's); ``sampling``: where the
         opponent's actions are sampled (``kernels.SAMPLE_*``; none is full-width linear CFR)."""
         setup = streamed_setup(config, row_of, check_memory)
+        if setup.config.storage_bits != 32:
+            raise ValueError(f"{setup.config.describe()}: sampled walks keep float32 storage")
         self.setup, self.config = setup, setup.config
         self.seed = int(seed)
         self.sampling = sampling

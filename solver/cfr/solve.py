@@ -142,6 +142,9 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
     setup = GameSetup.of(game)
     config, plan = setup.config, setup.plan
     built = not (setup.streamed if streamed is None else streamed)
+    if built and config.storage_bits != 32:
+        raise SolveTooLarge(f"{config.describe()}: 16-bit storage is the streamed abstract solver's; a solve over "
+                            "the built tree keeps float32 (drop storage_bits or solve it streamed)")
     if built:
         plan.check_tree_fits()
         plan.check_fits()

@@ -64,6 +64,7 @@ class SolvePlan:
     streamed_nodes: int = 0         # nodes built for a streamed walk (trunk and one shape)
     threads: int = 1
     key_states_by_round: tuple[int, ...] = ()  # with a recall rule: decision states of its key graph per round
+    group_buffer_bytes: int = 0     # 16-bit storage: the threads' buffers of the largest cut group (planned)
 
     @property
     def key_states(self) -> int:
@@ -196,6 +197,14 @@ class SolvePlan:
         return "\n".join(lines)
 
 
+def largest_group_share(config: GameConfig) -> float:
+    """The share of a 16-bit solve's storage in its largest group of first-round subtrees (those
+    sharing slots: :func:`solver.cfr.kernels.cut_groups`): a few percent when every later key keeps
+    the first round's draw counts (they split the subtrees), all of it otherwise (assumed)."""
+    keeps_first_draws = config.remember_draws or config.recall >= config.draws
+    return LARGEST_GROUP_SHARE if keeps_first_draws else 1.0
+
+
 def machine_memory_bytes() -> int:
     """Physical memory of this machine (MemTotal)."""
     try:
@@ -220,6 +229,7 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
     """The size and memory plan of solving ``config`` (``templates``: its round templates, if
     made); :class:`solver.game.setup.GameSetup` makes it once per game."""
     counts = count_tree(config)
+    group_buffers = 0
     states = get_evaluator(config.ranks, config.suits, config.hand_size).n_values
     widths = StrategyLayout.planned_row_widths(config.buckets, config.rounds, states)
     templates = templates or RoundTemplates.of(config)
@@ -245,14 +255,15 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
         if config.storage_bits == 16:
             # 16-bit entries, two float32 scales a row, and each thread's float32 buffers of one
             # cut group (solver/cfr/quantized.py)
-            per_entry = QUANTIZED_BYTES_PER_ENTRY + QUANTIZED_LOCAL_BYTES * threads * LARGEST_GROUP_SHARE
-            fixed += QUANTIZED_BYTES_PER_ROW * sum(rows)
+            per_entry = QUANTIZED_BYTES_PER_ENTRY
+            group_buffers = int(QUANTIZED_LOCAL_BYTES * threads * largest_group_share(config) * storage)
+            fixed += QUANTIZED_BYTES_PER_ROW * sum(rows) + group_buffers
     else:
         built = counts.nodes
         fixed = counts.nodes * BYTES_PER_NODE + WORK_ALLOWANCE
         per_entry = BYTES_PER_ENTRY
     full = (counts.betting_rows + counts.draw_rows) * states * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE \
         + WORK_ALLOWANCE
-    return SolvePlan(config, counts, states, counts.betting_nodes * states, storage, storage * per_entry + fixed,
+    return SolvePlan(config, counts, states, counts.betting_nodes * states, storage, int(storage * per_entry + fixed),
                      machine, full, streamed, built if streamed else 0, threads,
-                     () if sizes is None else tuple(sizes.key_states))
+                     () if sizes is None else tuple(sizes.key_states), group_buffers)
