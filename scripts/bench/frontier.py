@@ -19,7 +19,8 @@ remembers what the strategy forgets). A point that is not converged by ``--max``
 recorded as such. Every check is a JSON line of ``--out``; points already finished there are
 skipped, so a run interrupted goes on where it stopped.
 
-``table`` prints the finished points as a Markdown table (entries, GiB, iterations, solving
+``export`` writes the checks of runs as one JSON list (for results/); ``table`` prints the
+finished points as a Markdown table (entries, GiB, iterations, solving
 minutes, abstract and certified mbb/hand); ``plot`` draws certified exploitability against
 strategy entries, one series per file, the frontier (points no other beats on both) joined.
 """
@@ -74,14 +75,17 @@ def converged(checks: list[dict]) -> str | None:
     return None
 
 
+def _checks(path: Path) -> list[dict]:
+    """Every check of a run: a JSON-lines file (``run``'s) or a JSON list (``export``'s)."""
+    if not path.exists():
+        return []
+    if path.suffix == ".json":
+        return json.loads(path.read_text())
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def _done(out: Path) -> dict[str, dict]:
-    finished = {}
-    if out.exists():
-        for line in out.read_text().splitlines():
-            row = json.loads(line)
-            if row.get("final"):
-                finished[row["point"]] = row
-    return finished
+    return {row["point"]: row for row in _checks(out) if row.get("final")}
 
 
 def run(preset: str, cap: int | None, points: list[str], step: int, most: int, out: Path) -> None:
@@ -198,7 +202,7 @@ def plot(paths, out: Path) -> list[Path]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=["run", "table", "plot"])
+    parser.add_argument("part", choices=["run", "table", "plot", "export"])
     parser.add_argument("files", nargs="*", help="table, plot: the JSON-lines files of runs")
     parser.add_argument("--preset", default="double-draw")
     parser.add_argument("--cap", type=int, help="the preset's game at this cap")
@@ -213,6 +217,11 @@ def main(argv=None) -> int:
         run(args.preset, args.cap, args.points, args.step, args.max, Path(args.out))
     elif args.part == "table":
         print(table(args.files))
+    elif args.part == "export":
+        if not args.out:
+            parser.error("export needs --out FILE.json")
+        rows = [row for path in args.files for row in _checks(Path(path))]
+        Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
     else:
         if not args.out:
             parser.error("plot needs --out PATH")

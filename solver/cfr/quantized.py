@@ -23,11 +23,15 @@ they scale a row uniformly (every strategy-sum discount; a regret discount that
 treats both signs alike) and applied to the integers otherwise (dcfr-ramp's
 reset of negative regrets zeroes them).
 
-Rounding: each encode rounds to the nearest step of the row's scale, so an
-entry moves by at most half a step (1/65,534 of its row's largest regret) a
-walk. On double draw at cap 4 (64 buckets, recall 1 and every draw) the
-certificate after equal iterations is within a few percent of float32
-storage's (BENCHMARKS.md, "16-bit storage").
+Rounding: a regret is rounded to the nearest step of its row's scale (at most
+half a step, 1/65,534 of its row's largest regret, a walk). A strategy sum is
+rounded *stochastically* (up with probability the fraction of a step, from a
+hash of the iteration, the seat and the entry): late in a solve an iteration
+adds a few thousandths of a row's largest sum, and nearest rounding would lose
+every addition below half a step; unbiased rounding adds them up, and the same
+seed gives the same bits on every run and every resume. On double draw at cap 4
+(64 buckets, recall 1 and every draw) the certificate after equal iterations is
+that of float32 storage or lower (BENCHMARKS.md, "16-bit storage").
 """
 
 from __future__ import annotations
