@@ -366,24 +366,23 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     if algorithm is not None and str(data["algorithm"]) != algorithm:
         raise CheckpointError(f"{path} was made with {str(data['algorithm'])}, not {algorithm}")
     data["row_scales"] = None
-    if storage and data["config"].storage_bits == 16:
-        if data["regret"].dtype != np.int16 or data["strat_sum"].dtype != np.uint16:
+    if storage:
+        sixteen = data["config"].storage_bits == 16
+        if sixteen and (data["regret"].dtype != np.int16 or data["strat_sum"].dtype != np.uint16):
             raise CheckpointError(f"{path} is damaged: its 16-bit storage is not int16 regrets and uint16 sums")
-        if data["regret"].shape != data["strat_sum"].shape or data["regret"].ndim != 1:
-            raise CheckpointError(f"{path} is damaged: regrets and strategy sums differ in shape")
-        scales = (data.pop("regret_scale", None), data.pop("sum_scale", None))
-        if any(x is None for x in scales):
-            raise CheckpointError(f"{path} is damaged: its 16-bit storage has no row scales")
-        if any(x.dtype != np.float32 or x.ndim != 1 or not np.all(np.isfinite(x)) or np.any(x < 0) for x in scales) \
-                or scales[0].shape != scales[1].shape:
-            raise CheckpointError(f"{path} is damaged: its row scales are not finite, non-negative float32 rows")
-        data["row_scales"] = scales
-    elif storage:
-        if data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32:
+        if not sixteen and (data["regret"].dtype != np.float32 or data["strat_sum"].dtype != np.float32):
             raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
         if data["regret"].shape != data["strat_sum"].shape or data["regret"].ndim != 1:
             raise CheckpointError(f"{path} is damaged: regrets and strategy sums differ in shape")
-        if not (np.all(np.isfinite(data["regret"])) and np.all(np.isfinite(data["strat_sum"]))):
+        if sixteen:
+            scales = (data.pop("regret_scale", None), data.pop("sum_scale", None))
+            if any(x is None for x in scales):
+                raise CheckpointError(f"{path} is damaged: its 16-bit storage has no row scales")
+            if any(x.dtype != np.float32 or x.ndim != 1 or not np.all(np.isfinite(x)) or np.any(x < 0)
+                   for x in scales) or scales[0].shape != scales[1].shape:
+                raise CheckpointError(f"{path} is damaged: its row scales are not finite, non-negative float32 rows")
+            data["row_scales"] = scales
+        elif not (np.all(np.isfinite(data["regret"])) and np.all(np.isfinite(data["strat_sum"]))):
             raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
     row_of = data["row_of"]
     if row_of is not None and (row_of.ndim != 2 or row_of.shape[0] != data["config"].rounds

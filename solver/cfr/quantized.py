@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..game.layout import StrategyLayout
-from ..game.plan import LARGEST_GROUP_SHARE, SolveTooLarge, format_bytes
+from ..game.plan import QUANTIZED_LOCAL_BYTES, SolveTooLarge, format_bytes
 from abstractions.random import GOLDEN, mix, stream_seed
 
 from . import kernels
@@ -51,14 +51,11 @@ from .abstract import AbstractEngine
 from .files import CheckpointError
 from .kernels import Discount, make_discount
 from .protocol import CheckpointState
-from .streamed import StreamedWalker, _trunk_walk
+from .streamed import StreamedWalker, _trunk_walk, balance_groups
 from .walker import NO_STORAGE, Exploitability, in_threads, read_only
 
 REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
 SUM_LEVELS = 65535.0      # uint16: a strategy-sum row's largest value
-BYTES_PER_ENTRY = 4       # an int16 regret and a uint16 sum
-BYTES_PER_ROW = 8         # their two float32 scales
-LOCAL_BYTES_PER_ENTRY = 8  # a thread's float32 buffers of a group: its regrets, and the walk's additions
 NO_ADDED = np.zeros(0, np.float32)
 
 
@@ -296,13 +293,9 @@ def group_plan(cut_group: np.ndarray, table: np.ndarray, layout: StrategyLayout)
 
 # -- the engine ------------------------------------------------------------------------
 def thread_groups(plan: GroupPlan, threads: int) -> list[list[int]]:
-    """Groups per thread: largest first, each to the thread with the fewest cuts so far (as
-    :func:`solver.cfr.streamed.group_chunks`), each thread's in increasing order."""
-    load, owned = [0] * threads, [[] for _ in range(threads)]
-    for g in sorted(range(len(plan.members)), key=lambda g: (-len(plan.members[g]), int(plan.members[g][0]))):
-        k = min(range(threads), key=lambda t: (load[t], t))
-        load[k] += len(plan.members[g])
-        owned[k].append(g)
+    """Groups per thread (:func:`solver.cfr.streamed.balance_groups`), each thread's in increasing
+    order of their first cut."""
+    owned = balance_groups(plan.members, threads)
     return [sorted(part, key=lambda g: int(plan.members[g][0])) for part in owned if part] or [[]]
 
 
@@ -325,7 +318,6 @@ class QuantizedEngine(AbstractEngine):
         if len(self._trunk_slots) and self._trunk_slots[-1] != len(self._trunk_slots) - 1:
             raise AssertionError("the first round's slots come first in a layout by recall")
         self._trunk_base = layout.slot_offset[self._trunk_slots]
-        self._trunk_entries = int(layout.slot_offset[len(self._trunk_slots)])
         self._buffers: list = []
         self._check_groups_fit()
 
@@ -334,7 +326,7 @@ class QuantizedEngine(AbstractEngine):
         only now: the plan assumed a share) do not fit this machine."""
         plan = self.plan
         threads = max(plan.threads, numba.get_num_threads(), 1)
-        per_entry = LOCAL_BYTES_PER_ENTRY if self.pruned else LOCAL_BYTES_PER_ENTRY + 4  # (a full walk: 3 buffers)
+        per_entry = QUANTIZED_LOCAL_BYTES if self.pruned else QUANTIZED_LOCAL_BYTES + 4  # (a full walk: 3 buffers)
         need = plan.bytes - plan.group_buffer_bytes + per_entry * self.groups.largest * threads
         if self.check_memory and need > 0.75 * plan.machine_bytes:
             raise SolveTooLarge(f"{self.config.describe()} needs {format_bytes(need)} with 16-bit storage (its largest "
@@ -404,9 +396,8 @@ class QuantizedEngine(AbstractEngine):
         return self._buffers
 
     def _trunk(self, which: str) -> np.ndarray:
-        out = np.empty(self._trunk_entries, np.float32)
-        self.storage.decode(which, self._trunk_slots, self._trunk_base, out)
-        return out
+        """The first round's regrets or sums as float32 (its slots come first: entries from 0)."""
+        return self.storage.decoded(which, 0, len(self._trunk_slots))
 
     def run_iterations(self, n: int) -> None:
         """``n`` iterations as :meth:`AbstractEngine.run_iterations` does them, the discounts folded

@@ -201,18 +201,27 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
     return kernels.root_total(deal_prob, root_value[0])
 
 
+def balance_groups(members: list, threads: int) -> list[list[int]]:
+    """Groups (each a list of its cuts, increasing) dealt to ``threads``: largest first, each to
+    the thread with the fewest cuts so far; per thread the indices of its groups, in the order
+    dealt (a thread may get none)."""
+    load, owned = [0] * threads, [[] for _ in range(threads)]
+    for g in sorted(range(len(members)), key=lambda g: (-len(members[g]), int(members[g][0]))):
+        k = min(range(threads), key=lambda t: (load[t], t))
+        load[k] += len(members[g])
+        owned[k].append(g)
+    return owned
+
+
 def group_chunks(cut_group: np.ndarray, threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cuts in ``threads`` chunks, whole groups each (:func:`kernels.cut_groups`; largest groups
-    first, each to the chunk with the fewest cuts so far); within a chunk in increasing order:
-    ``(cuts, starts)`` for :func:`update_streamed`."""
+    """Cuts in ``threads`` chunks, whole groups each (:func:`kernels.cut_groups`; dealt by
+    :func:`balance_groups`); within a chunk in increasing order: ``(cuts, starts)`` for
+    :func:`update_streamed`."""
     groups: dict[int, list[int]] = {}
     for c, g in enumerate(cut_group.tolist()):
         groups.setdefault(g, []).append(c)
-    load, owned = [0] * threads, [[] for _ in range(threads)]
-    for members in sorted(groups.values(), key=lambda m: (-len(m), m[0])):
-        k = min(range(threads), key=lambda t: (load[t], t))
-        load[k] += len(members)
-        owned[k] += members
+    members = list(groups.values())
+    owned = [[c for g in part for c in members[g]] for part in balance_groups(members, threads)]
     cuts = np.array([c for part in owned for c in sorted(part)], np.int64)
     starts = np.concatenate([[0], np.cumsum([len(part) for part in owned])]).astype(np.int64)
     return cuts, starts

@@ -473,12 +473,6 @@ def recall_sizes_by_round(templates: RoundTemplates, recall: int, remember_draws
     return RecallSizes(rows, states)
 
 
-def recall_rows_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False,
-                         older_betting: str = DEFAULT_BETTING) -> list[int]:
-    """Action rows per round of a layout by recall rule (without building it)."""
-    return recall_sizes_by_round(templates, recall, remember_draws, older_betting).rows
-
-
 def config_row_maps(config, n_states: int) -> np.ndarray | None:
     """The class -> row maps a config's card buckets ask for (k-means from
     :mod:`abstractions.buckets`, cached on disk); None at full resolution."""
