@@ -210,7 +210,8 @@ def _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, it
 
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
     result = solve(setup, algorithm, iterations=iterations, target_mbb=target, time_limit=limit, out_dir=out,
-                   resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray)
+                   resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray,
+                   certify_every=args.certify_every)
     if ray is not None:
         say(describe_ray(result.engine))
         result.engine.shutdown()
@@ -597,6 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check-every", type=int, metavar="N", action=_InRange, low=1,
                    help="measure exploitability every N iterations "
                    "(default: adaptive, about a tenth of the run time)")
+    p.add_argument("--certify-every", type=int, metavar="N", action=_InRange, low=1,
+                   help="a game solved in its abstract game over a streamed tree (triple draw at cap 4): "
+                   "certify it (exact best response at full resolution) every N iterations too, the certified "
+                   "curve in certified.csv; certificates do not count as solving time (nor in --time-limit); "
+                   "a game whose checks are exact already needs none")
     p.add_argument("--lock", metavar="FILE", help="a lock file (TOML) or a shipped lock's name (never-snows, "
                    "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
                    "(README, 'Node locking'); a resume keeps the run's")

@@ -110,7 +110,7 @@ def test_every_chart_kind_keeps_its_texts_inside_and_apart(solved, figures, tmp_
     rows = _convergence_rows()
     charts.plot_convergence({"triple-draw-cap4": rows}, tmp_path / "convergence", f"{LONG_GAME}: convergence")
     charts.plot_convergence({"triple-draw-cap4": rows}, tmp_path / "convergence_certified", f"{LONG_GAME}: convergence",
-                            {"triple-draw-cap4"}, {"triple-draw-cap4": (66, 5428.7, 265.2)})
+                            {"triple-draw-cap4"}, {"triple-draw-cap4": [(40, 3775.2, 470.1), (66, 5428.7, 265.2)]})
     charts.plot_abstraction_curve([
         {"buckets": [16, 16, 10, 8], "memory_bytes": 3.9e9, "seconds": 1821.0, "iterations": 35, "certified_mbb": 905.8},
         {"buckets": [64, 64, 40, 32], "memory_bytes": 14.7e9, "seconds": 5428.7, "iterations": 66,
@@ -128,7 +128,7 @@ def test_convergence_of_an_abstract_game_says_so_and_shows_the_certificate(figur
     """The y axis names the abstract game where progress was measured there, and the certificate
     is a point of its own at its iteration and seconds."""
     rows = _convergence_rows()
-    charts.plot_convergence({"run": rows}, tmp_path / "c", "game: convergence", {"run"}, {"run": (66, 5428.7, 265.2)})
+    charts.plot_convergence({"run": rows}, tmp_path / "c", "game: convergence", {"run"}, {"run": [(66, 5428.7, 265.2)]})
     fig = figures[-1][1]
     by_iter, by_time = fig.axes[:2]
     assert "abstract game" in by_iter.get_ylabel()
@@ -148,7 +148,29 @@ def test_run_convergence_reads_the_certificate_from_summary_json(tmp_path):
     run = charts.run_convergence(tmp_path)
     assert run.abstract and run.certificate == (10, 21.5, 340.0) and run.rows[-1] == (10, 20.0, 300.0)
     (tmp_path / "summary.json").write_text(json.dumps({"iterations": 10, "seconds": 21.5, "exploitability_mbb": 3.0}))
-    assert charts.run_convergence(tmp_path) == (run.rows, False, None)
+    assert charts.run_convergence(tmp_path) == (run.rows, False, None, [])
+
+
+def test_run_convergence_reads_a_certified_curve_and_draws_it_joined(figures, tmp_path):
+    """A run certified during its run (``certified.csv``) has every certificate on its chart, in
+    order and joined; the summary's last one is not drawn twice."""
+    (tmp_path / "convergence.csv").write_text("iteration,seconds,exploitability_mbb\n1,2.0,900\n10,20.0,300\n"
+                                              "20,40.0,150\n")
+    (tmp_path / "certified.csv").write_text("iteration,seconds,exploitability_mbb\n10,20.0,420\n20,40.0,260\n")
+    (tmp_path / "summary.json").write_text(json.dumps({"iterations": 20, "seconds": 40.0, "exploitability_mbb": 260.0,
+                                                       "abstract_exploitability_mbb": 150.0}))
+    run = charts.run_convergence(tmp_path)
+    assert run.certified == [(10, 20.0, 420.0), (20, 40.0, 260.0)] and run.certificate == (20, 40.0, 260.0)
+    charts.convergence_chart([tmp_path], tmp_path / "chart", "game")
+    by_iter, by_time = figures[-1][1].axes[:2]
+    stars = [line for line in by_iter.get_lines() if line.get_marker() == "*"]
+    assert len(stars) == 1 and list(stars[0].get_xdata()) == [10, 20] and list(stars[0].get_ydata()) == [420, 260]
+    assert stars[0].get_linestyle() == "--"
+    assert [list(line.get_xdata()) for line in by_time.get_lines() if line.get_marker() == "*"] == [[20.0, 40.0]]
+    # A later summary (the run went on, certified at its end only): its point is added.
+    (tmp_path / "summary.json").write_text(json.dumps({"iterations": 30, "seconds": 60.0, "exploitability_mbb": 200.0,
+                                                       "abstract_exploitability_mbb": 90.0}))
+    assert charts.run_convergence(tmp_path).certified[-1] == (30, 60.0, 200.0)
 
 
 def _draw_summary(reach_a, reach_b, reach_c) -> Summary:
@@ -304,7 +326,7 @@ def test_tables_recovered_from_a_charts_svg(solved, tmp_path):
     for seat, column in ((BUTTON, "ev_button_mbb"), (BIG_BLIND, "ev_big_blind_mbb")):
         np.testing.assert_allclose([r[column] for r in rows], summary.deal_ev[seat], atol=0.006)
     run = _convergence_rows()
-    charts.plot_convergence({"run": run}, tmp_path / "convergence", "game", {"run"}, {"run": (66, 5428.7, 265.2)})
+    charts.plot_convergence({"run": run}, tmp_path / "convergence", "game", {"run"}, {"run": [(66, 5428.7, 265.2)]})
     back = convergence_rows(tmp_path / "convergence.svg")
     assert [r["iteration"] for r in back] == [r[0] for r in run]
     np.testing.assert_allclose([r["seconds"] for r in back], [r[1] for r in run], rtol=1e-5)

@@ -377,6 +377,60 @@ def test_abstract_game_solve_is_certified_and_plays_without_a_tree(tmp_path):
     assert resumed.exploitability == again.exploitability
 
 
+def test_certify_every_keeps_a_certified_curve_through_a_resume(tmp_path, capsys):
+    """``certify_every``: the exact certificate every N iterations, the same numbers as a
+    certificate of that iteration's storage; kept in the checkpoint through a resume (bit for bit
+    the uninterrupted run's), written to certified.csv and the summary, the last one not taken
+    twice, and not counted as solving time. A game whose progress is exact needs none: a note."""
+    import json
+
+    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.solve import solve
+    from solver.cli import main
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
+    reference = AbstractEngine(config)
+    expected = []
+    for _ in range(3):
+        reference.run_iterations(10)
+        expected.append(reference.exploitability().exploitability_mbb)
+    whole = solve(config, iterations=30, out_dir=tmp_path / "whole", streamed=True, certify_every=10)
+    assert [row[0] for row in whole.certified] == [10, 20, 30]
+    assert [row[2] for row in whole.certified] == expected
+    assert whole.exploitability.exploitability_mbb == expected[-1]  # the last certificate, not a fourth
+    assert whole.certificate_seconds == 0.0 and whole.certificates_seconds > 0
+    assert [s for _, s, _ in whole.certified] == sorted(s for _, s, _ in whole.certified)
+    assert whole.certified[-1][1] == pytest.approx(whole.seconds)
+    summary = json.loads((tmp_path / "whole" / "summary.json").read_text())
+    assert [row[2] for row in summary["certified_curve"]] == expected
+    lines = (tmp_path / "whole" / "certified.csv").read_text().splitlines()
+    assert lines[0] == "iteration,seconds,exploitability_mbb" and [int(x.split(",")[0]) for x in lines[1:]] == [10, 20, 30]
+
+    solve(config, iterations=15, out_dir=tmp_path / "split", streamed=True, certify_every=10)
+    split = solve(config, iterations=30, out_dir=tmp_path / "split", streamed=True, certify_every=10, resume=True)
+    assert [(i, x) for i, _, x in split.certified] == [(10, expected[0]), (15, split.certified[1][2]),
+                                                       (20, expected[1]), (30, expected[2])]
+    # A damaged curve (from before checksums, so that its own check is what refuses it) is one line.
+    from solver.cfr.files import CHECKPOINT_NAME, CheckpointError
+
+    with np.load(tmp_path / "split" / CHECKPOINT_NAME) as saved:
+        data = {name: saved[name] for name in saved.files if not name.startswith("checksum_")}
+    assert data["certified"].shape == (4, 3)
+    data["certified"] = data["certified"][:, :2]
+    np.savez(tmp_path / "split" / CHECKPOINT_NAME, **data)
+    with pytest.raises(CheckpointError, match="certified curve is not rows of three numbers"):
+        solve(config, iterations=40, out_dir=tmp_path / "split", streamed=True, resume=True)
+    # A run without certify_every certifies at its end only and writes no certified.csv.
+    plain = solve(config, iterations=10, out_dir=tmp_path / "whole", streamed=True, resume=False)
+    assert plain.certified == [] and not (tmp_path / "whole" / "certified.csv").exists()
+
+    # A game whose every check is exact: a note, and nothing more to certify.
+    assert main(["solve", "--preset", "tiny-double-draw", "--iterations", "2", "--certify-every", "1",
+                 "--out", str(tmp_path / "exact")]) == 0
+    assert "exact at full resolution already: --certify-every adds nothing" in capsys.readouterr().out
+    assert not (tmp_path / "exact" / "certified.csv").exists()
+
+
 @pytest.fixture(scope="module")
 def tree_less(tmp_path_factory):
     """A tiny triple draw (three draws, a recall that forgets) solved without building its tree,

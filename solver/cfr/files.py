@@ -300,14 +300,16 @@ def load_shard(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
                     lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = (),
-                    scales: np.ndarray | None = None, row_scales: tuple | None = None) -> None:
+                    scales: np.ndarray | None = None, row_scales: tuple | None = None,
+                    certified: np.ndarray | None = None) -> None:
     """``lock_text``: the lock file a locked solve was given (a resume must give the same), and
     ``lock_base`` the folder its strategy paths are read from. ``shards``: a Ray run's shard files
     (names beside the checkpoint) and the cuts each holds; ``regret`` and ``strat_sum`` are then
     the driver's trunk only (:mod:`solver.cfr.distributed`). ``scales``: the factors a pruned
     solve's storage is divided by (``solver.cfr.engine.StorageScales``; None: none).
     ``row_scales``: 16-bit storage's (regret, sum) scales per action row (``regret`` int16 and
-    ``strat_sum`` uint16 then; :mod:`solver.cfr.quantized`)."""
+    ``strat_sum`` uint16 then; :mod:`solver.cfr.quantized`). ``certified``: the certificates
+    taken during the run (iteration, seconds, mbb/hand rows; None or empty: none)."""
     shard_arrays = {}
     if shards:
         shard_arrays = {"shard_files": np.array([name for name, _ in shards]),
@@ -323,6 +325,8 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
         **({"lock_toml": np.array(lock_text), "lock_base": np.array(lock_base)} if lock_text else {}),
         **({"scales": np.asarray(scales, np.float64)} if scales is not None else {}),
         **({"regret_scale": row_scales[0], "sum_scale": row_scales[1]} if row_scales is not None else {}),
+        **({"certified": np.asarray(certified, np.float64).reshape(-1, 3)}
+           if certified is not None and len(certified) else {}),
         **shard_arrays,
     }, pause=float(os.environ.get(TEST_PAUSE_VARIABLE) or 0))
 
@@ -351,6 +355,11 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
                                or np.any(scales[[0, 2]] <= 0)):
         raise CheckpointError(f"{path} is damaged: its storage scales are not three positive pairs")
     data["scales"] = scales
+    certified = data.get("certified")
+    if certified is None:
+        data["certified"] = np.zeros((0, 3))
+    elif certified.ndim != 2 or certified.shape[1] != 3 or not np.all(np.isfinite(certified)):
+        raise CheckpointError(f"{path} is damaged: its certified curve is not rows of three numbers")
     data["lock_toml"] = str(data["lock_toml"]) if "lock_toml" in data else ""
     data["lock_base"] = str(data["lock_base"]) if "lock_base" in data else "."
     data["shards"] = []

@@ -10,6 +10,12 @@ once, during an iteration or during that checkpoint's write, keeping the
 previous checkpoint whole: files are replaced atomically); the exception's text
 says which checkpoint is on disk. ``resume=True`` continues from the checkpoint
 in ``out_dir`` bit for bit.
+
+A game solved in its abstract game is certified (the exact best response at full resolution)
+at the end; ``certify_every=N`` certifies it also every N iterations, the certified curve
+(iteration, seconds, mbb/hand) kept in the checkpoint and written to ``certified.csv``. Its
+minutes are measurement, not solving: they count neither in ``seconds`` nor in the time limit
+(the summary says how long they took).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ CHECK_SHARE = 0.1          # exploitability checks may take about this share of 
 CHECK_ALLOWANCE = 30.0     # seconds of checks a run may spend early, before the share binds
 CHECKPOINT_SECONDS = 60.0  # periodic checkpoint on long runs
 PROGRESS_SECONDS = 2.0     # at most one progress line this often
+CERTIFIED_NAME = "certified.csv"  # the certified curve of a run certified during its run
 
 
 @dataclass
@@ -60,6 +67,8 @@ class SolveResult:
     convergence: list[tuple[int, float, float]]
     progress: Exploitability | None = None   # the last progress measure (the abstract game's, if streamed)
     certificate_seconds: float = 0.0
+    certified: list = None   # (iteration, seconds, certified mbb/hand) taken during the run (certify_every)
+    certificates_seconds: float = 0.0   # all certificates' time, the last included (this process's)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -206,6 +215,11 @@ def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
         **({} if e.exact_progress else {
             "abstract_exploitability_mbb": result.progress.exploitability_mbb,
             "certificate_seconds": round(result.certificate_seconds, 1)}),
+        **({} if not result.certified else {
+            "certified_curve": [[i, round(s, 3), x] for i, s, x in result.certified],
+            "certificates_seconds": round(result.certificates_seconds, 1),
+            "certified_curve_note": "certificates taken during the run (certified.csv); seconds are solving "
+                                    "seconds: the certificates' own time is certificates_seconds (this process's)"}),
         **({} if e.locks is None else {
             "locks": {"file": LOCK_FILE_NAME, "rules": len(e.locks.lock_file.rules), "pairs_locked": e.locks.n_pairs,
                       "note": "exploitability is measured in the locked game: each best response keeps the "
@@ -238,15 +252,19 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
           target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
           resume: bool = False, progress: Callable[[str], None] | None = None,
           check_every: int | None = None, streamed: bool | None = None,
-          locks: LockFile | None = None, ray: RaySetup | None = None) -> SolveResult:
+          locks: LockFile | None = None, ray: RaySetup | None = None,
+          certify_every: int | None = None) -> SolveResult:
     """Solve ``game`` (a config, or its setup: its plan is then not made again); write results to
     ``out_dir`` if given. See the module docstring.
     ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
     (None: when it must). ``locks``: decisions fixed by a lock file (a resume must give the
     same one). ``ray``: run the subtrees in Ray actors (the same result, bit for bit).
     ``algorithm``: None is the default algorithm for a new run, and the checkpoint's own for
-    a resumed one (a named one must be the checkpoint's)."""
+    a resumed one (a named one must be the checkpoint's). ``certify_every``: certify every so
+    many iterations too (a game solved in its abstract game; the module docstring)."""
     check_stopping_rules(iterations, target_mbb, time_limit)
+    if certify_every is not None and certify_every < 1:
+        raise ValueError(f"certify every N iterations needs N of 1 or more, got {certify_every}")
     setup = GameSetup.of(game)
     config = setup.config
     say = progress or (lambda line: None)
@@ -255,6 +273,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
 
     spent = 0.0
     convergence: list[tuple[int, float, float]] = []
+    certified: list[tuple[int, float, float]] = []
     if resume:
         if checkpoint_path is None:
             raise ValueError("resume needs an output directory holding a checkpoint")
@@ -269,10 +288,14 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
         engine.restore(data, checkpoint_path)
         spent = float(data["seconds"])
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
+        certified = [(int(i), float(s), float(x)) for i, s, x in data["certified"]]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
     else:
         algorithm = algorithm or DEFAULT_ALGORITHM
         engine = make_engine(setup, algorithm, streamed=streamed, locks=locks, ray=ray)
+    if certify_every is not None and engine.exact_progress:
+        say("every progress check of this game is exact at full resolution already: --certify-every adds nothing")
+        certify_every = None
     if engine.locks is not None:
         say(engine.locks.describe())
 
@@ -295,7 +318,8 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
             save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), state.regret, state.strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
-                            locks.base if locks is not None else "", state.shards, state.scales, state.row_scales)
+                            locks.base if locks is not None else "", state.shards, state.scales, state.row_scales,
+                            np.array(certified, dtype=np.float64).reshape(-1, 3))
             saved_at = engine.iteration
             if not state.shards:  # a Ray run's shards, resumed in one process: replaced
                 remove_shards(checkpoint_path.parent)
@@ -340,6 +364,9 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
 
     start = time.perf_counter()
     base = spent
+    certifying = 0.0  # this process's certificates' seconds: measurement, not counted in ``spent``
+    last_certified = None  # the latest certificate (iteration, Exploitability)
+    next_certify = (engine.iteration // certify_every + 1) * certify_every if certify_every else math.inf
     last_checkpoint = start
     last_said = -math.inf
     checkpoint_gap = CHECKPOINT_SECONDS
@@ -367,6 +394,8 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                 todo = next_check - engine.iteration
                 if iterations is not None:
                     todo = min(todo, iterations - engine.iteration)
+                if certify_every:
+                    todo = min(todo, next_certify - engine.iteration)
                 if time_limit is not None and iter_seconds:
                     todo = min(todo, max(1, int((time_limit - spent) / iter_seconds)))
                 t0 = time.perf_counter()
@@ -378,10 +407,10 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                     next_check = recover(lost)
                     continue
                 iter_seconds = (time.perf_counter() - t0) / max(engine.iteration - first, 1)
-                spent = base + time.perf_counter() - start
+                spent = base + time.perf_counter() - start - certifying
                 if stops.requested:
                     break
-                if engine.iteration >= next_check:
+                if engine.iteration >= next_check or engine.iteration >= next_certify:
                     t0 = time.perf_counter()
                     try:
                         x = engine.progress_exploitability()
@@ -389,7 +418,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                         next_check = recover(lost)
                         continue
                     check_seconds = time.perf_counter() - t0
-                    spent = base + time.perf_counter() - start
+                    spent = base + time.perf_counter() - start - certifying
                     convergence.append((engine.iteration, spent, x.exploitability_mbb))
                     if time.perf_counter() - last_said >= PROGRESS_SECONDS:
                         say(_progress_line(engine.iteration, x, spent, iterations, target_mbb, time_limit,
@@ -397,7 +426,24 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                         last_said = time.perf_counter()
                     checks_seconds += check_seconds
                     next_check = engine.iteration + (check_every or next_check_gap(
-                        engine.iteration, check_seconds, iter_seconds, checks_seconds, time.perf_counter() - start))
+                        engine.iteration, check_seconds, iter_seconds, checks_seconds,
+                        time.perf_counter() - start - certifying))
+                if engine.iteration >= next_certify:
+                    say(f"iteration {engine.iteration}: certifying (exact best response at full resolution, "
+                        f"about {engine.plan.certificate_seconds / 60:.0f} min, not counted as solving time)")
+                    t0 = time.perf_counter()
+                    try:
+                        cert = engine.exploitability()
+                    except ActorLost as lost:
+                        next_check = recover(lost)
+                        continue
+                    certifying += time.perf_counter() - t0
+                    certified.append((engine.iteration, spent, cert.exploitability_mbb))
+                    last_certified = (engine.iteration, cert)
+                    say(f"iteration {engine.iteration}: certified {cert.exploitability_mbb:.2f} mbb/hand "
+                        f"(abstract {x.exploitability_mbb:.2f}) after {spent:.0f} s solving; the certificate "
+                        f"took {time.perf_counter() - t0:.0f} s")
+                    next_certify += certify_every
                 if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
                     t0 = time.perf_counter()
                     try:
@@ -412,7 +458,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
             raise Interrupted(f"stopped at once during iteration {engine.iteration + 1}: {kept()}") from None
         if stops.requested:
             # At an iteration boundary: the checkpoint resumes bit for bit.
-            spent = base + time.perf_counter() - start
+            spent = base + time.perf_counter() - start - certifying
             raise Interrupted(write_last_checkpoint())
 
     if x is None or not convergence or convergence[-1][0] != engine.iteration:
@@ -422,14 +468,21 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
     progress_x, certificate_seconds = x, 0.0
     write_checkpoint()  # before a certificate of minutes: nothing solved is lost to a stop then
     if not engine.exact_progress:
-        # Progress was measured in the abstract game; what counts is the real game's, exactly.
-        say(f"certifying: exact best response at full resolution (about "
-            f"{engine.plan.certificate_seconds / 60:.0f} min)")
-        t0 = time.perf_counter()
-        x = engine.exploitability()
-        certificate_seconds = time.perf_counter() - t0
+        if last_certified is not None and last_certified[0] == engine.iteration:
+            x = last_certified[1]  # certified at this iteration already
+        else:
+            # Progress was measured in the abstract game; what counts is the real game's, exactly.
+            say(f"certifying: exact best response at full resolution (about "
+                f"{engine.plan.certificate_seconds / 60:.0f} min)")
+            t0 = time.perf_counter()
+            x = engine.exploitability()
+            certificate_seconds = time.perf_counter() - t0
+            certifying += certificate_seconds
+            if certify_every:
+                certified.append((engine.iteration, spent, x.exploitability_mbb))
+                write_checkpoint()  # the curve a resume goes on with holds this certificate too
     result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence, progress_x,
-                         certificate_seconds)
+                         certificate_seconds, certified, certifying)
     if out:
         write_outputs(result, compile_seconds)
     return result
@@ -494,6 +547,14 @@ def write_outputs(result: SolveResult, compile_seconds: float | None = 0.0) -> N
         writer.writerow(["iteration", "seconds", "exploitability_mbb"])
         for i, s, x in result.convergence:
             writer.writerow([i, f"{s:.3f}", f"{x:.6g}"])
+    if result.certified:
+        with atomic_write(out / CERTIFIED_NAME, "w") as f:
+            writer = csv.writer(f)
+            writer.writerow(["iteration", "seconds", "exploitability_mbb"])
+            for i, s, x in result.certified:
+                writer.writerow([i, f"{s:.3f}", f"{x:.6g}"])
+    elif (out / CERTIFIED_NAME).exists():  # a replaced run's
+        (out / CERTIFIED_NAME).unlink()
     e.config.save(out / "config.toml")
     locks = e.locks
     if locks is not None:

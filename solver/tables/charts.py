@@ -47,11 +47,13 @@ def read_convergence(path: Path) -> list[tuple[int, float, float]]:
 
 class RunConvergence(NamedTuple):
     """A run's progress (iteration, seconds, mbb/hand), whether it was measured in the abstract
-    game (a solve certified at full resolution at the end), and the certificate's point."""
+    game (a solve certified at full resolution at the end), and the certificate's point (or the
+    certified curve, of a run certified during its run: ``certified.csv``)."""
 
     rows: list
     abstract: bool
-    certificate: tuple | None   # (iteration, seconds, certified exploitability mbb/hand)
+    certificate: tuple | None   # (iteration, seconds, certified exploitability mbb/hand): the last
+    certified: list = []        # every certificate, in order (the last is ``certificate``)
 
 
 def run_convergence(directory: str | Path) -> RunConvergence:
@@ -62,7 +64,11 @@ def run_convergence(directory: str | Path) -> RunConvergence:
     summary = json.loads(path.read_text()) if path.is_file() else {}
     if "abstract_exploitability_mbb" not in summary:
         return RunConvergence(rows, False, None)
-    return RunConvergence(rows, True, (summary["iterations"], summary["seconds"], summary["exploitability_mbb"]))
+    last = (summary["iterations"], summary["seconds"], summary["exploitability_mbb"])
+    curve = read_convergence(directory / "certified.csv") if (directory / "certified.csv").is_file() else []
+    if not curve or curve[-1][0] != last[0]:
+        curve.append(last)
+    return RunConvergence(rows, True, last, curve)
 
 
 def _log_ticks(axis, low: float, high: float) -> None:
@@ -78,8 +84,8 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
                      abstract: set | frozenset = frozenset(), certificates: dict | None = None) -> list[Path]:
     """Exploitability against iterations and seconds, log scales, one line per run; PNG and SVG.
     Runs named in ``abstract`` were measured in their abstract game (the y axis says so), and a
-    run's certificate (``certificates``: label -> (iteration, seconds, mbb/hand), exact in the
-    real game) is drawn as a star where it was measured."""
+    run's certificates (``certificates``: label -> [(iteration, seconds, mbb/hand), ...], exact
+    in the real game) are drawn as stars where they were measured, joined when more than one."""
     certificates = certificates or {}
     fig, (by_iter, by_time) = plt.subplots(1, 2, figsize=(10, 4.3), constrained_layout=True)
     xs = {0: [], 1: []}
@@ -92,16 +98,17 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
         xs[0] += [r[0] for r in rows]
         xs[1] += [max(r[1], 1e-3) for r in rows]
         ys += [r[2] for r in rows]
-        if label in certificates and certificates[label][2] > 0:
-            iteration, seconds, mbb = certificates[label]
-            by_iter.plot([iteration], [mbb], marker="*", markersize=13, linestyle="none", color=line.get_color(),
-                         markeredgecolor="black", label=f"{label}: certified, real game (full resolution)"
-                         if len(runs) > 1 else "certified: exact in the real game (full resolution)")
-            by_time.plot([max(seconds, 1e-3)], [mbb], marker="*", markersize=13, linestyle="none",
+        points = [p for p in certificates.get(label, []) if p[0] > 0 and p[2] > 0]
+        if points:
+            style = dict(marker="*", markersize=13, linestyle="--" if len(points) > 1 else "none",
                          color=line.get_color(), markeredgecolor="black")
-            xs[0].append(iteration)
-            xs[1].append(max(seconds, 1e-3))
-            ys.append(mbb)
+            by_iter.plot([p[0] for p in points], [p[2] for p in points], **style,
+                         label=f"{label}: certified, real game (full resolution)"
+                         if len(runs) > 1 else "certified: exact in the real game (full resolution)")
+            by_time.plot([max(p[1], 1e-3) for p in points], [p[2] for p in points], **style)
+            xs[0] += [p[0] for p in points]
+            xs[1] += [max(p[1], 1e-3) for p in points]
+            ys += [p[2] for p in points]
     plotted = bool(ys)
     if abstract and len(abstract) == len(runs):
         ylabel = "exploitability (mbb/hand)\nlines: in the abstract game"
@@ -409,7 +416,7 @@ def convergence_chart(directories: list, path: Path, game: str, games: dict | No
         if run.abstract:
             abstract.add(label)
         if run.certificate is not None:
-            certificates[label] = run.certificate
+            certificates[label] = run.certified
     if not runs:
         return []
     return plot_convergence(runs, path, f"{game}: convergence" if not distinct else "convergence", abstract,
