@@ -472,6 +472,27 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .tables.compact import COMPACT_NAME, PART_BYTES, certify, make_compact
+
+    out = Path(args.out)
+    if out.resolve() == Path(args.dir).resolve():
+        raise CliError("--out must be another directory than the run's (a compact strategy stands on its own)")
+    if (out / COMPACT_NAME).exists() and not args.force:
+        raise CliError(f"{out} already holds a compact strategy (--force replaces it)")
+    say = print
+    manifest = make_compact(args.dir, out, args.min_reach, int(args.part_mb * 10**6) if args.part_mb else PART_BYTES,
+                            args.bits, say=say)
+    if not args.no_certify:
+        say("certifying the compact strategy: exact best response at full resolution")
+        manifest = certify(out, say=say)
+    print(f"compact strategy in {out}/: {COMPACT_NAME} and {len(manifest['parts'])} part(s), "
+          f"{manifest['bytes'] / 1e6:.1f} MB (badugi show, match, explore and plot read it)")
+    return 0
+
+
 EVAL_ERRORS_NAMED = 5     # bad lines of standard input named one by one; the rest are counted
 
 
@@ -706,6 +727,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace a strategy already in --out")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(func=cmd_exploit)
+
+    p = sub.add_parser("compact", help="a solved strategy made small enough to ship and play (8-bit, rows never "
+                       "reached dropped), certified",
+                       epilog="examples:\n  badugi compact runs/single-draw --out runs/single-draw-compact\n"
+                              "  badugi compact runs/single-draw --out runs/sd-small --min-reach 1e-4 --no-certify\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", help="a solved run (badugi solve's directory: its strategy file and checkpoint)")
+    p.add_argument("--out", required=True, help="output directory of the compact strategy")
+    p.add_argument("--min-reach", type=float, default=1e-7, metavar="P", action=_InRange, low=0.0, high=0.5,
+                   help="drop rows a seat's own play reaches less often than this (default 1e-7; 0 keeps all)")
+    p.add_argument("--part-mb", type=float, metavar="MB", action=_InRange, low=0.001, high=50.0,
+                   help="at most this many MB a part file (default 50)")
+    p.add_argument("--bits", type=int, choices=(8, 16), default=8,
+                   help="bits a probability (default 8: 255ths; 16 for a strategy closer than about 1 mbb/hand)")
+    p.add_argument("--no-certify", action="store_true",
+                   help="skip the certificate (the exact best response to the compact strategy; minutes at cap 4)")
+    p.add_argument("--force", action="store_true", help="replace a compact strategy already in --out")
+    p.set_defaults(func=cmd_compact)
 
     p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
                        epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n"

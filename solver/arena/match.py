@@ -22,7 +22,6 @@ import numpy as np
 
 from abstractions.evaluator import get_evaluator
 
-from ..cfr.files import STRATEGY_NAME, load_strategy_file
 from ..cfr.walker import Walker, read_only
 from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from ..game.layout import StrategyLayout, no_layout, no_rule
@@ -71,7 +70,9 @@ def load_player(spec: str) -> Player:
     path = Path(spec)
     if not path.is_dir():
         raise ValueError(f"player {spec!r} is neither a baseline ({', '.join(BASELINES)}) nor a strategy directory")
-    saved = load_strategy_file(path / STRATEGY_NAME)
+    from ..tables.compact import read_strategy
+
+    saved = read_strategy(path)
     return Player.of_strategy(str(path), saved.config, saved.tree, saved.layout, saved.probabilities)
 
 

@@ -38,7 +38,7 @@ from abstractions.cards import parse_cards
 from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 
-from ..cfr.files import STRATEGY_NAME, CheckpointError, load_strategy_file
+from ..cfr.files import STRATEGY_NAME, CheckpointError
 from ..cfr.walker import NodeStats, Walker, class_strategy, slot_strategy
 from ..game.layout import key_slot
 from ..game.rounds import RoundTemplates, locate
@@ -72,7 +72,9 @@ class Strategy:
 
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
-        saved = load_strategy_file(self.directory / STRATEGY_NAME)
+        from .compact import read_strategy
+
+        saved = read_strategy(self.directory)
         self.config = saved.config
         self.algorithm = saved.algorithm
         self.iteration = saved.iteration

@@ -1,0 +1,408 @@
+"""Compact strategy files: a solved strategy small enough to ship, play and study without solving.
+
+A strategy file holds one float32 probability per layout entry: 4.3 GB for triple draw at cap 4
+in 64 buckets. A *compact* strategy keeps what a player needs of it:
+
+- **rows its own play reaches**: a *row* is one bucket's probabilities at one slot. Its *reach
+  mass* is how often the seat's own play (with the deal) brings a hand of that bucket to the
+  slot, summed over the histories the slot merges: the row's strategy sums over the seat's
+  total weight. (For perfect recall this is exact: an average strategy's realization weights
+  are the iterates' averaged with the same weights as the sums; with a recall rule, a row that
+  merges histories sums them.) A row's play changes the seat's value against any opponent by
+  at most its mass times the largest pot, whatever the opponent does; rows below
+  ``min_reach`` are dropped and played as a row of zeros is everywhere, uniformly over legal
+  actions.
+- **8-bit probabilities** (or 16-bit, ``bits=16``): each kept row's probabilities in 255ths
+  (65,535ths), rounded by largest remainder so that they sum to 255 (65,535) exactly; the last
+  action's count is implied. 8 bits cost single draw about 1 mbb/hand (0.05 against 0.97).
+
+The arrays (the layout, the kept-row bitmap, the counts; the tree where the game has one) are
+one compressed ``.npz``, cut into parts of at most ``part_bytes`` (50 MB) beside a manifest,
+``compact.json``: what the file is, the game, the parts' sizes and SHA-256, what was dropped,
+and the certificate of the compact strategy itself (the exact best response at full
+resolution, :func:`certify`). :func:`read_compact` checks the parts and expands the
+probabilities in memory; :func:`solver.tables.strategy.load_strategy` reads a directory holding
+either a strategy file or a compact one, so ``badugi show``, ``match``, ``explore`` and ``plot``
+take both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from abstractions.files import atomic_write
+
+from ..cfr.files import (CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile,
+                         load_checkpoint, load_strategy_file)
+from ..cfr.walker import normalised_slots
+from ..game.config import ConfigError, GameConfig
+from ..game.layout import LayoutError, StrategyLayout
+from ..game.tree import PublicTree
+
+COMPACT_NAME = "compact.json"
+COMPACT_KIND = "badugi-compact-strategy"
+COMPACT_VERSION = 1
+PART_BYTES = 50 * 10**6        # at most this many bytes a part file
+DEFAULT_MIN_REACH = 1e-7       # rows a seat's own play reaches less often than this are dropped
+COUNT_TYPES = {8: np.uint8, 16: np.uint16}  # a kept row's probabilities in 255ths or 65,535ths
+CHUNK_ENTRIES = 1 << 24        # entries a pass reads at a time
+
+
+# -- kernels -------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def row_masses(slot_round, slot_actions, slot_offset, row_width, sums, base, out):
+    """``out[r]``: the summed strategy weight of each bucket row of the slots whose entries
+    ``sums`` holds (``base``: the first slot's first entry), slot-major, bucket-minor."""
+    r = 0
+    s = 0
+    n_slots = len(slot_actions)
+    while s < n_slots:
+        width = row_width[slot_round[s]]
+        start = slot_offset[s] - base
+        for b in range(width):
+            total = 0.0
+            for a in range(slot_actions[s]):
+                total += sums[start + a * width + b]
+            out[r + b] = total
+        r += width
+        s += 1
+
+
+@njit(cache=True)
+def quantize_rows(slot_round, slot_actions, slot_offset, row_width, probs, base, keep, levels, counts, at):
+    """The kept rows' probabilities in ``levels``ths (largest remainder: they sum to ``levels``),
+    all but each row's last action, appended to ``counts`` from ``at``; returns where the next
+    row goes."""
+    r = 0
+    frac = np.zeros(16)
+    units = np.zeros(16, np.int64)
+    for s in range(len(slot_actions)):
+        width = row_width[slot_round[s]]
+        k = slot_actions[s]
+        start = slot_offset[s] - base
+        for b in range(width):
+            if keep[r + b]:
+                total = 0.0
+                for a in range(k):
+                    total += max(probs[start + a * width + b], 0.0)
+                given = 0
+                for a in range(k):
+                    p = max(probs[start + a * width + b], 0.0) / total if total > 0 else 1.0 / k
+                    x = p * levels
+                    units[a] = int(np.floor(x))
+                    frac[a] = x - units[a]
+                    given += units[a]
+                while given < levels:  # the largest remainders get the units left, the first on ties
+                    best = 0
+                    for a in range(1, k):
+                        if frac[a] > frac[best]:
+                            best = a
+                    units[best] += 1
+                    frac[best] = -1.0
+                    given += 1
+                for a in range(k - 1):
+                    counts[at + a] = units[a]
+                at += k - 1
+        r += width
+    return at
+
+
+@njit(cache=True)
+def expand_rows(slot_round, slot_actions, slot_offset, row_width, keep, levels, counts, at, base, out):
+    """The inverse of :func:`quantize_rows` into ``out`` (entries from ``base``): a kept row's
+    counts over ``levels``, a dropped row zeros; returns where the next slots' counts start."""
+    r = 0
+    for s in range(len(slot_actions)):
+        width = row_width[slot_round[s]]
+        k = slot_actions[s]
+        start = slot_offset[s] - base
+        for b in range(width):
+            if keep[r + b]:
+                left = levels
+                for a in range(k - 1):
+                    c = np.int64(counts[at + a])
+                    out[start + a * width + b] = c / levels
+                    left -= c
+                out[start + (k - 1) * width + b] = left / levels
+                at += k - 1
+            else:
+                for a in range(k):
+                    out[start + a * width + b] = 0.0
+        r += width
+    return at
+
+
+# -- making one ----------------------------------------------------------------------------------
+
+def _row_offsets(layout: StrategyLayout) -> np.ndarray:
+    """(slots + 1,) the first bucket row of each slot."""
+    widths = layout.row_width[layout.slot_round.astype(np.int64)]
+    return np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+
+
+def _true_sums(data: dict, layout: StrategyLayout, lo: int, hi: int) -> np.ndarray:
+    """A checkpoint's strategy sums of slots ``lo..hi-1`` as float64 (16-bit storage decoded;
+    a pruned solve's per-seat factor is left out: masses are ratios within a seat)."""
+    a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
+    sums = np.asarray(data["strat_sum"][a:b], np.float64)
+    if data["row_scales"] is not None:
+        action_rows = np.concatenate([[0], np.cumsum(layout.slot_actions.astype(np.int64))])
+        widths = layout.row_width[layout.slot_round[lo:hi].astype(np.int64)]
+        scale = data["row_scales"][1][action_rows[lo]:action_rows[hi]].astype(np.float64)
+        sums *= np.repeat(scale, np.repeat(widths, layout.slot_actions[lo:hi].astype(np.int64)))
+    return sums
+
+
+def _first_slots(strategy_file: StrategyFile) -> dict[int, int]:
+    """Each seat's first decision (the button at the root, the big blind after the button's
+    call): a slot every hand of the seat reaches with its own play, whose rows' weights sum to
+    the seat's total weight."""
+    from .strategy import Strategy
+
+    strategy = Strategy.__new__(Strategy)
+    strategy.config, strategy.tree, strategy.layout = strategy_file.config, strategy_file.tree, strategy_file.layout
+    first = {}
+    for history in ("", "c"):
+        decision = strategy.decision(history)
+        first[decision.seat] = decision.slot
+    if sorted(first) != [0, 1]:
+        raise ValueError("the first decisions are not one of each seat")
+    return first
+
+
+def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MIN_REACH,
+                 part_bytes: int = PART_BYTES, bits: int = 8, say=lambda line: None) -> dict:
+    """Write the compact strategy of the solved run in ``run`` (its strategy file, and its
+    checkpoint for the rows' reach) into ``out``; returns its manifest (without a certificate:
+    :func:`certify` adds it)."""
+    run, out = Path(run), Path(out)
+    if not 0 <= min_reach <= 0.5:
+        raise ValueError(f"min reach must be from 0 to 0.5, got {min_reach}")
+    if bits not in COUNT_TYPES:
+        raise ValueError(f"probabilities are kept in 8 or 16 bits, not {bits}")
+    count_type, levels = COUNT_TYPES[bits], (1 << bits) - 1
+    if part_bytes < 1000:
+        raise ValueError(f"parts must hold at least 1000 bytes, got {part_bytes}")
+    if not (run / CHECKPOINT_NAME).is_file():
+        raise CheckpointError(f"{run}: a compact strategy needs the run's {CHECKPOINT_NAME} (its strategy sums say "
+                              "how often each row is reached)")
+    saved = load_strategy_file(run / STRATEGY_NAME)
+    data = load_checkpoint(run / CHECKPOINT_NAME, saved.config, sums_only=True)
+    layout = saved.layout
+    if data["strat_sum"].shape != (layout.n_entries,):
+        raise CheckpointError(f"{run / CHECKPOINT_NAME} does not hold the strategy file's {layout.n_entries:,} entries")
+    if int(data["iteration"]) != saved.iteration:
+        raise CheckpointError(f"{run}: its checkpoint is of iteration {int(data['iteration'])}, its strategy of "
+                              f"{saved.iteration}; solve again with --resume to write both")
+    rows = _row_offsets(layout)
+    t0 = time.perf_counter()
+
+    def masses_of(lo: int, hi: int) -> np.ndarray:
+        out = np.empty(int(rows[hi] - rows[lo]))
+        row_masses(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
+                   layout.row_width, _true_sums(data, layout, lo, hi), int(layout.slot_offset[lo]), out)
+        if not np.all(np.isfinite(out)) or np.any(out < 0):
+            raise CheckpointError(f"{run / CHECKPOINT_NAME} is damaged: its strategy sums are not finite and "
+                                  "non-negative")
+        return out
+
+    seat_total = np.array([masses_of(slot, slot + 1).sum() for _, slot in sorted(_first_slots(saved).items())])
+    if np.any(seat_total <= 0):
+        raise CheckpointError(f"{run / CHECKPOINT_NAME} has no strategy weight at a seat's first decision: "
+                              "was any iteration run?")
+    keep = np.empty(int(rows[-1]), bool)
+    dropped = np.zeros(2)
+    pieces = []
+    for lo, hi in layout.slot_chunks(CHUNK_ENTRIES):
+        seat = np.repeat(layout.slot_seat[lo:hi].astype(np.intp), np.diff(rows[lo:hi + 1]))
+        reach = masses_of(lo, hi) / seat_total[seat]
+        kept = keep[rows[lo]:rows[hi]]
+        np.greater_equal(reach, min_reach, out=kept)
+        dropped += np.bincount(seat[~kept], weights=reach[~kept], minlength=2)
+        widths = layout.row_width[layout.slot_round[lo:hi].astype(np.intp)]
+        counts = np.empty(int(np.sum((layout.slot_actions[lo:hi].astype(np.int64) - 1)
+                                     * np.add.reduceat(kept, rows[lo:hi] - rows[lo]))), count_type)
+        probs = np.asarray(saved.probabilities[layout.slot_offset[lo]:layout.slot_offset[hi]])
+        at = quantize_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
+                           layout.row_width, probs, int(layout.slot_offset[lo]), kept, levels, counts, 0)
+        assert at == len(counts) and len(kept) == widths.sum()
+        pieces.append(counts)
+    del data
+    counts = np.concatenate(pieces) if pieces else np.zeros(0, count_type)
+    del pieces
+    dropped = {f"seat_{seat}": float(dropped[seat]) for seat in (0, 1)}
+    say(f"{int(keep.sum()):,} of {len(keep):,} rows kept (reach at least {min_reach:g}), "
+        f"{time.perf_counter() - t0:.1f} s")
+    members = {"keep": np.packbits(keep), "n_rows": np.array(len(keep), np.int64), "counts": counts}
+    members.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items()})
+    if saved.tree is not None:
+        members.update({TREE_PREFIX + name: value for name, value in saved.tree.arrays().items()})
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **members)
+    blob = buffer.getvalue()
+    del buffer, members, counts
+    summary_path = run / "summary.json"
+    full = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+    manifest = {
+        "kind": COMPACT_KIND, "version": COMPACT_VERSION, "config_toml": saved.config.to_toml(),
+        "game": saved.config.describe(), "algorithm": saved.algorithm, "iteration": saved.iteration,
+        "entries": int(layout.n_entries), "rows": int(len(keep)), "rows_kept": int(keep.sum()),
+        "min_reach": min_reach, "dropped_reach": dropped, "bits": bits,
+        "full_exploitability_mbb": saved.exploitability_mbb, "full_game_value_mbb": saved.game_value_mbb,
+        "full_strategy_bytes": int((run / STRATEGY_NAME).stat().st_size),
+        "full_summary": {k: full[k] for k in ("exploitability_mbb", "abstract_exploitability_mbb", "iterations",
+                                             "seconds", "peak_rss_bytes") if k in full},
+        "bytes": len(blob), "sha256": hashlib.sha256(blob).hexdigest(), "parts": [],
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("compact.part*.bin"):
+        old.unlink()
+    for i, lo in enumerate(range(0, len(blob), part_bytes)):
+        piece = blob[lo:lo + part_bytes]
+        name = f"compact.part{i + 1:02d}.bin"
+        with atomic_write(out / name, "wb") as f:
+            f.write(piece)
+        manifest["parts"].append({"file": name, "bytes": len(piece), "sha256": hashlib.sha256(piece).hexdigest()})
+    _write_manifest(out, manifest)
+    say(f"{len(blob) / 1e6:.1f} MB in {len(manifest['parts'])} part(s) in {out}")
+    return manifest
+
+
+def _write_manifest(out: Path, manifest: dict) -> None:
+    with atomic_write(out / COMPACT_NAME, "w") as f:
+        f.write(json.dumps(manifest, indent=2) + "\n")
+
+
+# -- reading one ---------------------------------------------------------------------------------
+
+def read_manifest(directory: str | Path) -> dict:
+    """A compact strategy's manifest, checked for what it is; CheckpointError otherwise."""
+    path = Path(directory) / COMPACT_NAME
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise CheckpointError(f"no compact strategy at {path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise CheckpointError(f"{path} is damaged: not JSON ({err})") from None
+    if not isinstance(manifest, dict) or manifest.get("kind") != COMPACT_KIND:
+        raise CheckpointError(f"{path} is not a compact strategy's manifest")
+    if manifest.get("version") != COMPACT_VERSION:
+        raise CheckpointError(f"{path} has format version {manifest.get('version')}, this solver reads "
+                              f"{COMPACT_VERSION}")
+    return manifest
+
+
+def read_compact(directory: str | Path) -> StrategyFile:
+    """The compact strategy in ``directory``, its parts checked and its probabilities expanded
+    (kept rows their 255ths or 65,535ths, dropped rows uniform over legal actions, as walks play empty rows);
+    CheckpointError with a one-line reason if anything is missing or damaged."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    where = directory / COMPACT_NAME
+    try:
+        config = GameConfig.from_dict(__import__("tomllib").loads(manifest["config_toml"]), str(where))
+        pieces = []
+        for part in manifest["parts"]:
+            path = directory / part["file"]
+            if not path.is_file():
+                raise CheckpointError(f"{path} is missing: a compact strategy needs every part its manifest names")
+            piece = path.read_bytes()
+            if len(piece) != part["bytes"] or hashlib.sha256(piece).hexdigest() != part["sha256"]:
+                raise CheckpointError(f"{path} is damaged: its bytes are not those its manifest names")
+            pieces.append(piece)
+        blob = b"".join(pieces)
+        if hashlib.sha256(blob).hexdigest() != manifest["sha256"]:
+            raise CheckpointError(f"{where}: its parts do not make the file it names")
+        with np.load(io.BytesIO(blob), allow_pickle=False) as data:
+            members = {name: data[name] for name in data.files}
+    except (KeyError, TypeError) as err:
+        raise CheckpointError(f"{where} is damaged: it has no {err.args[0]!r}") from None
+    except (ConfigError, __import__("tomllib").TOMLDecodeError) as err:
+        raise CheckpointError(f"{where} has a damaged game config: {err}") from None
+    except (OSError, ValueError) as err:
+        if isinstance(err, CheckpointError):
+            raise
+        raise CheckpointError(f"{directory}: its compact strategy cannot be read ({err})") from None
+    try:
+        layout = StrategyLayout.from_arrays({name[len(LAYOUT_PREFIX):]: value for name, value in members.items()
+                                             if name.startswith(LAYOUT_PREFIX)})
+        tree = None
+        if any(name.startswith(TREE_PREFIX) for name in members):
+            tree = PublicTree.from_arrays(config, {name[len(TREE_PREFIX):]: value for name, value in members.items()
+                                                   if name.startswith(TREE_PREFIX)})
+        n_rows = int(members["n_rows"])
+        keep = np.unpackbits(members["keep"], count=n_rows).astype(bool)
+        counts = members["counts"]
+    except KeyError as err:
+        raise CheckpointError(f"{where} is damaged: it has no {err.args[0]!r} array") from None
+    except (LayoutError, ValueError) as err:
+        raise CheckpointError(f"{where} is damaged: {err}") from None
+    rows = _row_offsets(layout)
+    bits = manifest.get("bits")
+    if rows[-1] != n_rows or bits not in COUNT_TYPES or counts.dtype != COUNT_TYPES[bits]:
+        raise CheckpointError(f"{where} is damaged: its rows do not match its layout")
+    probabilities = np.empty(layout.n_entries, np.float32)
+    at = 0
+    for lo, hi in layout.slot_chunks(CHUNK_ENTRIES):
+        kept = keep[rows[lo]:rows[hi]]
+        need = int(np.sum((layout.slot_actions[lo:hi].astype(np.int64) - 1) * np.add.reduceat(kept, rows[lo:hi] - rows[lo])))
+        if at + need > len(counts):
+            raise CheckpointError(f"{where} is damaged: its counts do not match its kept rows")
+        a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
+        at = expand_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
+                         layout.row_width, kept, (1 << bits) - 1, counts, at, a, probabilities[a:b])
+        if np.any(probabilities[a:b] < 0):
+            raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole")
+        # Dropped rows (zeros) become what walks play there: uniform over legal actions (each
+        # slot's normalisation reads its own entries only, so a chunk is replaced in place).
+        probabilities[a:b] = normalised_slots(layout, probabilities, lo, hi)
+    if at != len(counts):
+        raise CheckpointError(f"{where} is damaged: its counts do not match its kept rows")
+    probabilities.flags.writeable = False
+    certificate = manifest.get("certificate") or {}
+    return StrategyFile(config, str(manifest["algorithm"]), int(manifest["iteration"]),
+                        float(certificate.get("exploitability_mbb", manifest["full_exploitability_mbb"])),
+                        float(certificate.get("game_value_mbb", manifest["full_game_value_mbb"])),
+                        tree, layout, probabilities)
+
+
+def read_strategy(directory: str | Path) -> StrategyFile:
+    """The strategy in a directory: its strategy file, or else its compact strategy."""
+    directory = Path(directory)
+    if not (directory / STRATEGY_NAME).is_file() and (directory / COMPACT_NAME).is_file():
+        return read_compact(directory)
+    return load_strategy_file(directory / STRATEGY_NAME)
+
+
+def certify(directory: str | Path, say=lambda line: None) -> dict:
+    """The exact best response at full resolution against the compact strategy in
+    ``directory`` (as it plays: kept rows rounded, dropped ones uniform), written into its
+    manifest as ``certificate``; returns the manifest."""
+    from .strategy import load_strategy
+
+    directory = Path(directory)
+    strategy = load_strategy(directory)
+    t0 = time.perf_counter()
+    if strategy.tree is not None:
+        x = strategy.walker.exploitability(strategy.probabilities)
+    else:
+        x = strategy.streamed.exploitability(strategy.probabilities)
+    seconds = time.perf_counter() - t0
+    manifest = read_manifest(directory)
+    full = manifest["full_exploitability_mbb"]
+    manifest["certificate"] = {
+        "exploitability_mbb": x.exploitability_mbb, "game_value_mbb": x.game_value_mbb,
+        "br_button_mbb": 1000.0 * x.br_button, "br_big_blind_mbb": 1000.0 * x.br_big_blind,
+        "seconds": round(seconds, 1), "against_full": x.exploitability_mbb / full if full > 0 else None,
+        "measured": "exactly, at full resolution: the best response to the compact strategy as it plays"}
+    _write_manifest(directory, manifest)
+    say(f"certified: {x.exploitability_mbb:.2f} mbb/hand (the full strategy file: {full:.2f}), {seconds:.0f} s")
+    return manifest

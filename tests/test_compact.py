@@ -1,0 +1,162 @@
+"""Compact strategy files (solver/tables/compact.py): 8-bit rows, rows never reached dropped,
+parts of bounded size, checked on reading, certified, and read by every command that reads a
+strategy."""
+
+import dataclasses
+import io
+import json
+
+import numpy as np
+import pytest
+
+from solver.cfr.files import CheckpointError
+from solver.cfr.walker import normalised_slots
+from solver.cli import main
+from solver.game.config import load_preset
+from solver.tables import compact
+from solver.tables.strategy import load_strategy
+
+
+def _max_contribution(config) -> float:
+    """The most one seat can put in a hand (big blind, then every round's bets capped)."""
+    return config.big_blind + sum(bet * config.cap for bet in config.bets)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A tiny triple draw solved in its abstract game over a streamed tree (no tree built)."""
+    from solver.cfr.solve import solve
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
+    directory = tmp_path_factory.mktemp("compact") / "run"
+    solve(config, iterations=60, out_dir=directory, streamed=True)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def everything(run, tmp_path_factory):
+    """Every row kept, certified."""
+    out = tmp_path_factory.mktemp("compact") / "all"
+    compact.make_compact(run, out, min_reach=0.0)
+    compact.certify(out)
+    return out
+
+
+def test_every_row_kept_is_the_strategy_to_a_255th(run, everything):
+    full = load_strategy(run)
+    small = load_strategy(everything)
+    assert small.config == full.config and small.iteration == full.iteration and small.tree is None
+    played = normalised_slots(full.layout, full.probabilities, 0, full.layout.n_slots)
+    assert np.max(np.abs(small.probabilities - played)) < 1 / 255  # largest remainder: under a 255th
+    # Exactly 255ths, summing to one in every row of every slot.
+    assert np.allclose(np.round(small.probabilities * 255), small.probabilities * 255, atol=1e-3)
+    manifest = compact.read_manifest(everything)
+    assert manifest["rows_kept"] == manifest["rows"] and manifest["dropped_reach"] == {"seat_0": 0.0, "seat_1": 0.0}
+    # Its certificate is the exact best response to what it plays, close to the full file's.
+    certificate = manifest["certificate"]
+    assert certificate["exploitability_mbb"] == pytest.approx(
+        small.streamed.exploitability(small.probabilities).exploitability_mbb)
+    assert certificate["exploitability_mbb"] == pytest.approx(manifest["full_exploitability_mbb"], rel=0.02)
+    assert small.exploitability_mbb == certificate["exploitability_mbb"]
+
+
+def test_sixteen_bits_are_closer_still(run, everything, tmp_path):
+    out = tmp_path / "16"
+    manifest = compact.make_compact(run, out, min_reach=0.0, bits=16)
+    assert manifest["bits"] == 16
+    full = load_strategy(run)
+    played = normalised_slots(full.layout, full.probabilities, 0, full.layout.n_slots)
+    assert np.max(np.abs(load_strategy(out).probabilities - played)) < 1 / 65535 + 1e-7
+    x = compact.certify(out)["certificate"]["exploitability_mbb"]
+    assert abs(x - manifest["full_exploitability_mbb"]) < abs(
+        compact.read_manifest(everything)["certificate"]["exploitability_mbb"] - manifest["full_exploitability_mbb"])
+    with pytest.raises(ValueError, match="8 or 16 bits"):
+        compact.make_compact(run, tmp_path / "12", bits=12)
+
+
+def test_a_seats_first_decision_has_all_its_weight_and_dropped_rows_bound_the_change(run, everything, tmp_path):
+    """Reach masses are a seat's own reach: a row at its first decision carries that bucket's
+    share of the deals, so the first decision's rows add up to one. Dropping rows moves each best
+    response by at most the dropped mass times the most a seat can lose; dropped rows play
+    uniformly over legal actions (as walks play empty rows)."""
+    data = compact._first_slots(compact.load_strategy_file(run / "strategy.npz"))
+    assert sorted(data) == [0, 1]
+    out = tmp_path / "some"
+    manifest = compact.make_compact(run, out, min_reach=1e-4)
+    manifest = compact.certify(out)
+    assert 0 < manifest["rows_kept"] < manifest["rows"]
+    dropped = manifest["dropped_reach"]
+    assert dropped["seat_0"] > 0 and dropped["seat_1"] > 0
+    base = compact.read_manifest(everything)["certificate"]
+    got = manifest["certificate"]
+    bound = 1000 * _max_contribution(load_strategy(run).config)
+    # A best response of the button moves with the big blind's rows, and the other way round; the
+    # 8-bit rounding (every row kept: ``base``) is the same in both.
+    assert abs(got["br_button_mbb"] - base["br_button_mbb"]) <= dropped["seat_1"] * bound + 1e-6
+    assert abs(got["br_big_blind_mbb"] - base["br_big_blind_mbb"]) <= dropped["seat_0"] * bound + 1e-6
+    # A dropped row plays uniformly over legal actions.
+    small = load_strategy(out)
+    with np.load(io.BytesIO(b"".join((out / p["file"]).read_bytes() for p in manifest["parts"]))) as z:
+        keep = np.unpackbits(z["keep"], count=int(z["n_rows"])).astype(bool)
+    rows = compact._row_offsets(small.layout)
+    layout = small.layout
+    slot = int(np.searchsorted(rows, np.nonzero(~keep)[0][0], side="right") - 1)
+    bucket = int(np.nonzero(~keep)[0][0] - rows[slot])
+    width = int(layout.row_width[layout.slot_round[slot]])
+    column = small.probabilities[layout.slot_offset[slot] + bucket:layout.slot_offset[slot + 1]:width]
+    legal = column > 0
+    assert np.allclose(column[legal], 1.0 / legal.sum())
+
+
+def test_parts_are_cut_to_size_and_damage_is_one_line(run, tmp_path):
+    out = tmp_path / "parts"
+    manifest = compact.make_compact(run, out, min_reach=0.0, part_bytes=100_000)
+    assert len(manifest["parts"]) > 2 and all(p["bytes"] <= 100_000 for p in manifest["parts"])
+    assert sum(p["bytes"] for p in manifest["parts"]) == manifest["bytes"]
+    whole = load_strategy(out)
+    assert whole.probabilities.shape == (whole.layout.n_entries,)
+    part = out / manifest["parts"][1]["file"]
+    data = bytearray(part.read_bytes())
+    data[100] ^= 1
+    part.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="is damaged: its bytes are not those its manifest names"):
+        load_strategy(out)
+    part.unlink()
+    with pytest.raises(CheckpointError, match="is missing"):
+        load_strategy(out)
+    (out / "compact.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="not JSON"):
+        load_strategy(out)
+    (out / "compact.json").write_text(json.dumps({"kind": "badugi-compact-strategy", "version": 99}))
+    with pytest.raises(CheckpointError, match="format version 99"):
+        load_strategy(out)
+
+
+def test_a_run_without_its_checkpoint_or_of_another_iteration_is_refused(run, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run, copy)
+    (copy / "checkpoint.npz").unlink()
+    with pytest.raises(CheckpointError, match="needs the run's checkpoint.npz"):
+        compact.make_compact(copy, tmp_path / "out")
+    with pytest.raises(ValueError, match="min reach"):
+        compact.make_compact(run, tmp_path / "out", min_reach=2.0)
+
+
+def test_the_command_line_makes_one_that_show_and_match_read(run, tmp_path, capsys):
+    out = tmp_path / "cli"
+    assert main(["compact", str(run), "--out", str(out), "--min-reach", "1e-6"]) == 0
+    said = capsys.readouterr().out
+    assert "certified:" in said and "compact strategy in" in said
+    assert main(["compact", str(run), "--out", str(out)]) == 2
+    assert "already holds a compact strategy" in capsys.readouterr().err
+    assert main(["compact", str(run), "--out", str(run)]) == 2
+    assert main(["compact", str(run), "--out", str(out), "--min-reach", "0.9"]) == 2
+    assert main(["show", str(out), "--history", "ck/21/", "--hand", "As2h"]) == 0
+    assert "check" in capsys.readouterr().out
+    from solver.arena.match import play_match
+
+    match = play_match(None, str(out), "random", hands=20_000, seed=3)
+    assert match.mbb - match.ci95 > 0
