@@ -153,6 +153,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         numba.set_num_threads(args.threads)
     if args.resume and args.force:
         raise CliError("--resume continues the run in --out and --force replaces it: give one of them")
+    if args.resume and args.warm_start:
+        raise CliError("--warm-start begins a new run; --resume goes on from the run's own checkpoint: give one")
     out = Path(args.out) if args.out else None
     config = None
     algorithm = args.algorithm or DEFAULT_ALGORITHM
@@ -211,7 +213,7 @@ def _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, it
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
     result = solve(setup, algorithm, iterations=iterations, target_mbb=target, time_limit=limit, out_dir=out,
                    resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray,
-                   certify_every=args.certify_every)
+                   certify_every=args.certify_every, warm_from=args.warm_start)
     if ray is not None:
         say(describe_ray(result.engine))
         result.engine.shutdown()
@@ -624,6 +626,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "certify it (exact best response at full resolution) every N iterations too, the certified "
                    "curve in certified.csv; certificates do not count as solving time (nor in --time-limit); "
                    "a game whose checks are exact already needs none")
+    p.add_argument("--warm-start", metavar="DIR",
+                   help="begin from the run in DIR: the same game and recall rule in other buckets (each bucket "
+                   "takes the regrets of the run's bucket holding most of its classes; the average starts "
+                   "empty); its iterations and solving seconds count as this run's")
     p.add_argument("--lock", metavar="FILE", help="a lock file (TOML) or a shipped lock's name (never-snows, "
                    "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
                    "(README, 'Node locking'); a resume keeps the run's")

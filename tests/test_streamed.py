@@ -607,3 +607,74 @@ def test_sampled_iterations_depend_on_the_seed_alone():
     # The last walk (the big blind's) skipped the cuts the button's samples never reach.
     unreached = (a.arrays.tree.cuts.reach[:, 0].sum(axis=1) == 0).sum()
     assert unreached > len(a.game.cut_nodes) // 2
+
+
+def test_a_warm_start_copies_each_buckets_regrets_from_the_coarse_bucket_of_most_of_its_classes(tmp_path, capsys):
+    """--warm-start: every fine row holds the regrets of the coarse bucket that holds most of its
+    classes (by deal probability), the sums start empty, the iteration and seconds go on; equal
+    buckets copy the regrets as they are (a pruned solve's with its factors applied); another
+    game, rule or a resume is refused in one line."""
+    import json
+
+    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.solve import solve
+    from solver.cfr.warm import bucket_map, warm_start
+    from solver.cli import main
+
+    base = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0), recall=1,
+                               remember_draws=True)
+    coarse = dataclasses.replace(base, buckets=(2, 2, 2, 2))
+    fine = dataclasses.replace(base, buckets=(3, 4, 3, 2))
+    solved = solve(coarse, iterations=30, out_dir=tmp_path / "coarse", streamed=True)
+    engine = AbstractEngine(fine)
+    warm = warm_start(engine, tmp_path / "coarse")
+    assert warm.iteration == 30 and engine.iteration == 30 and warm.seconds == pytest.approx(solved.seconds, abs=1e-3)
+    assert not engine.strat_sum.any()
+    # Row by row, against the maps: a class-weighted majority, checked by brute force.
+    weight = engine.model.deal_prob
+    fine_rows, coarse_rows = engine.layout.row_of, solved.engine.layout.row_of
+    mapping = bucket_map(fine_rows, coarse_rows, weight)
+    for r in range(fine.rounds):
+        for b in range(fine.buckets[r]):
+            mass = [weight[(fine_rows[r] == b) & (coarse_rows[r] == c)].sum() for c in range(coarse.buckets[r])]
+            assert mapping[r, b] == int(np.argmax(mass))
+    lay, old = engine.layout, solved.engine.layout
+    for slot in range(0, lay.n_slots, max(1, lay.n_slots // 50)):
+        r = lay.slot_round[slot]
+        got = engine.regret[lay.slot_offset[slot]:lay.slot_offset[slot + 1]].reshape(lay.slot_actions[slot], -1)
+        was = solved.engine.regret[old.slot_offset[slot]:old.slot_offset[slot + 1]].reshape(old.slot_actions[slot], -1)
+        assert np.array_equal(got, was[:, mapping[r, :fine.buckets[r]]])
+    # Equal buckets: the regrets themselves.
+    same = AbstractEngine(coarse)
+    warm_start(same, tmp_path / "coarse")
+    assert np.array_equal(same.regret, solved.engine.regret)
+
+    run = solve(fine, iterations=40, out_dir=tmp_path / "fine", streamed=True, warm_from=tmp_path / "coarse")
+    assert run.iterations == 40 and run.seconds > solved.seconds
+    summary = json.loads((tmp_path / "fine" / "summary.json").read_text())
+    assert summary["warm_start"]["iterations"] == 30 and summary["warm_start"]["from"] == str(tmp_path / "coarse")
+    resumed = solve(fine, iterations=45, out_dir=tmp_path / "fine", streamed=True, resume=True)
+    assert resumed.warm_start == summary["warm_start"]
+
+    other_rule = dataclasses.replace(fine, recall=2)
+    with pytest.raises(ValueError, match="same recall rule"):
+        solve(other_rule, iterations=35, streamed=True, warm_from=tmp_path / "coarse")
+    with pytest.raises(ValueError, match="same game"):
+        solve(dataclasses.replace(fine, cap=1), iterations=35, streamed=True, warm_from=tmp_path / "coarse")
+    assert main(["solve", "--out", str(tmp_path / "fine"), "--resume", "--warm-start", str(tmp_path / "coarse"),
+                 "--iterations", "50"]) == 2
+    assert "--warm-start begins a new run" in capsys.readouterr().err
+    assert main(["solve", "--preset", "tiny-double-draw", "--iterations", "2", "--warm-start", str(tmp_path / "nope"),
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "a warm start needs a run's checkpoint: there is none" in capsys.readouterr().err
+    # A built tree's pruned solve (its storage kept with factors) warms a built tree's solve too.
+    dd = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(2, 2, 2))
+    built = solve(dd, iterations=20, out_dir=tmp_path / "built")
+    assert built.engine.scales is not None and not np.all(built.engine.scales.factors == 1.0)
+    fine_built = solve(dataclasses.replace(dd, buckets=(3, 4, 2)), iterations=20, out_dir=tmp_path / "built-fine",
+                       warm_from=tmp_path / "built")
+    assert fine_built.iterations == 20 and fine_built.warm_start["iterations"] == 20
+    same = solve(dd, iterations=20, out_dir=tmp_path / "built-same", warm_from=tmp_path / "built")
+    true = np.where(built.engine.regret > 0, built.engine.regret * built.engine.scales.factors[0][0], 0)
+    seat0 = np.repeat(built.engine.layout.slot_seat == 0, np.diff(built.engine.layout.slot_offset))
+    assert np.allclose(same.engine.regret[seat0], true[seat0], rtol=1e-6)

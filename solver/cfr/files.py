@@ -301,7 +301,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
                     convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
                     lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = (),
                     scales: np.ndarray | None = None, row_scales: tuple | None = None,
-                    certified: np.ndarray | None = None) -> None:
+                    certified: np.ndarray | None = None, warm_start: str = "") -> None:
     """``lock_text``: the lock file a locked solve was given (a resume must give the same), and
     ``lock_base`` the folder its strategy paths are read from. ``shards``: a Ray run's shard files
     (names beside the checkpoint) and the cuts each holds; ``regret`` and ``strat_sum`` are then
@@ -309,7 +309,8 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
     solve's storage is divided by (``solver.cfr.engine.StorageScales``; None: none).
     ``row_scales``: 16-bit storage's (regret, sum) scales per action row (``regret`` int16 and
     ``strat_sum`` uint16 then; :mod:`solver.cfr.quantized`). ``certified``: the certificates
-    taken during the run (iteration, seconds, mbb/hand rows; None or empty: none)."""
+    taken during the run (iteration, seconds, mbb/hand rows; None or empty: none). ``warm_start``:
+    the run a warm-started solve began from, as JSON (:mod:`solver.cfr.warm`; empty: none)."""
     shard_arrays = {}
     if shards:
         shard_arrays = {"shard_files": np.array([name for name, _ in shards]),
@@ -327,6 +328,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
         **({"regret_scale": row_scales[0], "sum_scale": row_scales[1]} if row_scales is not None else {}),
         **({"certified": np.asarray(certified, np.float64).reshape(-1, 3)}
            if certified is not None and len(certified) else {}),
+        **({"warm_start": np.array(warm_start)} if warm_start else {}),
         **shard_arrays,
     }, pause=float(os.environ.get(TEST_PAUSE_VARIABLE) or 0))
 
@@ -362,6 +364,7 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
         data["certified"] = np.zeros((0, 3))
     elif certified.ndim != 2 or certified.shape[1] != 3 or not np.all(np.isfinite(certified)):
         raise CheckpointError(f"{path} is damaged: its certified curve is not rows of three numbers")
+    data["warm_start"] = str(data["warm_start"]) if data.get("warm_start") is not None else ""
     data["lock_toml"] = str(data["lock_toml"]) if "lock_toml" in data else ""
     data["lock_base"] = str(data["lock_base"]) if "lock_base" in data else "."
     data["shards"] = []

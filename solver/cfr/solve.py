@@ -69,6 +69,7 @@ class SolveResult:
     certificate_seconds: float = 0.0
     certified: list = None   # (iteration, seconds, certified mbb/hand) taken during the run (certify_every)
     certificates_seconds: float = 0.0   # all certificates' time, the last included (this process's)
+    warm_start: dict | None = None      # the run it began from (solver.cfr.warm.WarmStart.as_dict)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -215,6 +216,7 @@ def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
         **({} if e.exact_progress else {
             "abstract_exploitability_mbb": result.progress.exploitability_mbb,
             "certificate_seconds": round(result.certificate_seconds, 1)}),
+        **({} if result.warm_start is None else {"warm_start": result.warm_start}),
         **({} if not result.certified else {
             "certified_curve": [[i, round(s, 3), x] for i, s, x in result.certified],
             "certificates_seconds": round(result.certificates_seconds, 1),
@@ -253,7 +255,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
           resume: bool = False, progress: Callable[[str], None] | None = None,
           check_every: int | None = None, streamed: bool | None = None,
           locks: LockFile | None = None, ray: RaySetup | None = None,
-          certify_every: int | None = None) -> SolveResult:
+          certify_every: int | None = None, warm_from: str | Path | None = None) -> SolveResult:
     """Solve ``game`` (a config, or its setup: its plan is then not made again); write results to
     ``out_dir`` if given. See the module docstring.
     ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
@@ -261,8 +263,12 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
     same one). ``ray``: run the subtrees in Ray actors (the same result, bit for bit).
     ``algorithm``: None is the default algorithm for a new run, and the checkpoint's own for
     a resumed one (a named one must be the checkpoint's). ``certify_every``: certify every so
-    many iterations too (a game solved in its abstract game; the module docstring)."""
+    many iterations too (a game solved in its abstract game; the module docstring). ``warm_from``:
+    a new run begins from that run's checkpoint, the same game and recall rule in other buckets
+    (:mod:`solver.cfr.warm`): its iteration and solving seconds count as this run's."""
     check_stopping_rules(iterations, target_mbb, time_limit)
+    if warm_from is not None and resume:
+        raise ValueError("a warm start begins a new run; a resumed run goes on from its own checkpoint")
     if certify_every is not None and certify_every < 1:
         raise ValueError(f"certify every N iterations needs N of 1 or more, got {certify_every}")
     setup = GameSetup.of(game)
@@ -274,6 +280,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
     spent = 0.0
     convergence: list[tuple[int, float, float]] = []
     certified: list[tuple[int, float, float]] = []
+    warm_note = ""  # the warm start a run began from (JSON; kept in its checkpoint)
     if resume:
         if checkpoint_path is None:
             raise ValueError("resume needs an output directory holding a checkpoint")
@@ -289,10 +296,19 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
         spent = float(data["seconds"])
         convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
         certified = [(int(i), float(s), float(x)) for i, s, x in data["certified"]]
+        warm_note = data["warm_start"]
         say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
     else:
         algorithm = algorithm or DEFAULT_ALGORITHM
         engine = make_engine(setup, algorithm, streamed=streamed, locks=locks, ray=ray)
+        if warm_from is not None:
+            from .warm import warm_start
+
+            warm = warm_start(engine, warm_from)
+            spent = warm.seconds
+            warm_note = json.dumps(warm.as_dict())
+            say(f"warm start from {warm.run} ({warm.game}): iteration {warm.iteration}, {warm.seconds:.1f} s of "
+                "solving counted as this run's")
     if certify_every is not None and engine.exact_progress:
         say("every progress check of this game is exact at full resolution already: --certify-every adds nothing")
         certify_every = None
@@ -319,7 +335,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                             np.array(convergence, dtype=np.float64).reshape(-1, 3), state.regret, state.strat_sum,
                             engine.layout.row_of, locks.text if locks is not None else "",
                             locks.base if locks is not None else "", state.shards, state.scales, state.row_scales,
-                            np.array(certified, dtype=np.float64).reshape(-1, 3))
+                            np.array(certified, dtype=np.float64).reshape(-1, 3), warm_note)
             saved_at = engine.iteration
             if not state.shards:  # a Ray run's shards, resumed in one process: replaced
                 remove_shards(checkpoint_path.parent)
@@ -482,7 +498,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                 certified.append((engine.iteration, spent, x.exploitability_mbb))
                 write_checkpoint()  # the curve a resume goes on with holds this certificate too
     result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence, progress_x,
-                         certificate_seconds, certified, certifying)
+                         certificate_seconds, certified, certifying, json.loads(warm_note) if warm_note else None)
     if out:
         write_outputs(result, compile_seconds)
     return result
