@@ -381,7 +381,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
     start = time.perf_counter()
     base = spent
     certifying = 0.0  # this process's certificates' seconds: measurement, not counted in ``spent``
-    last_certified = None  # the latest certificate (iteration, Exploitability)
+    last_certified = None  # this process's latest certificate (iteration, Exploitability, seconds)
     next_certify = (engine.iteration // certify_every + 1) * certify_every if certify_every else math.inf
     last_checkpoint = start
     last_said = -math.inf
@@ -455,7 +455,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                         continue
                     certifying += time.perf_counter() - t0
                     certified.append((engine.iteration, spent, cert.exploitability_mbb))
-                    last_certified = (engine.iteration, cert)
+                    last_certified = (engine.iteration, cert, time.perf_counter() - t0)
                     say(f"iteration {engine.iteration}: certified {cert.exploitability_mbb:.2f} mbb/hand "
                         f"(abstract {x.exploitability_mbb:.2f}) after {spent:.0f} s solving; the certificate "
                         f"took {time.perf_counter() - t0:.0f} s")
@@ -485,7 +485,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
     write_checkpoint()  # before a certificate of minutes: nothing solved is lost to a stop then
     if not engine.exact_progress:
         if last_certified is not None and last_certified[0] == engine.iteration:
-            x = last_certified[1]  # certified at this iteration already
+            x, certificate_seconds = last_certified[1:]  # certified at this iteration already
         else:
             # Progress was measured in the abstract game; what counts is the real game's, exactly.
             say(f"certifying: exact best response at full resolution (about "
@@ -494,7 +494,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
             x = engine.exploitability()
             certificate_seconds = time.perf_counter() - t0
             certifying += certificate_seconds
-            if certify_every:
+            if certify_every and (not certified or certified[-1][0] != engine.iteration):
                 certified.append((engine.iteration, spent, x.exploitability_mbb))
                 write_checkpoint()  # the curve a resume goes on with holds this certificate too
     result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence, progress_x,
