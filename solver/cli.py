@@ -477,11 +477,14 @@ def cmd_exploit(args: argparse.Namespace) -> int:
 def cmd_compact(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from .cfr.files import STRATEGY_NAME
     from .tables.compact import COMPACT_NAME, PART_BYTES, certify, make_compact
 
     out = Path(args.out)
     if out.resolve() == Path(args.dir).resolve():
         raise CliError("--out must be another directory than the run's (a compact strategy stands on its own)")
+    if (out / STRATEGY_NAME).exists():
+        raise CliError(f"{out} holds a solved run's strategy file: give a directory of its own to the compact one")
     if (out / COMPACT_NAME).exists() and not args.force:
         raise CliError(f"{out} already holds a compact strategy (--force replaces it)")
     say = print

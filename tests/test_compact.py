@@ -125,6 +125,13 @@ def test_parts_are_cut_to_size_and_damage_is_one_line(run, tmp_path):
     part.unlink()
     with pytest.raises(CheckpointError, match="is missing"):
         load_strategy(out)
+    good = json.loads((out / "compact.json").read_text())
+    for change, named in (({"iteration": None}, "'iteration' is missing or not an integer"),
+                          ({"certificate": 5}, "its certificate is not figures"),
+                          ({"parts": [{"file": "../x"}]}, "its parts are not files")):
+        (out / "compact.json").write_text(json.dumps({**good, **change}))
+        with pytest.raises(CheckpointError, match=named):
+            load_strategy(out)
     (out / "compact.json").write_text("{not json")
     with pytest.raises(CheckpointError, match="not JSON"):
         load_strategy(out)
@@ -153,6 +160,12 @@ def test_the_command_line_makes_one_that_show_and_match_read(run, tmp_path, caps
     assert main(["compact", str(run), "--out", str(out)]) == 2
     assert "already holds a compact strategy" in capsys.readouterr().err
     assert main(["compact", str(run), "--out", str(run)]) == 2
+    import shutil
+
+    beside = tmp_path / "beside"
+    shutil.copytree(run, beside)
+    assert main(["compact", str(run), "--out", str(beside)]) == 2
+    assert "holds a solved run's strategy file" in capsys.readouterr().err
     assert main(["compact", str(run), "--out", str(out), "--min-reach", "0.9"]) == 2
     assert main(["show", str(out), "--history", "ck/21/", "--hand", "As2h"]) == 0
     assert "check" in capsys.readouterr().out

@@ -410,6 +410,11 @@ def test_certify_every_keeps_a_certified_curve_through_a_resume(tmp_path, capsys
     split = solve(config, iterations=30, out_dir=tmp_path / "split", streamed=True, certify_every=10, resume=True)
     assert [(i, x) for i, _, x in split.certified] == [(10, expected[0]), (15, split.certified[1][2]),
                                                        (20, expected[1]), (30, expected[2])]
+    # A run stopped at a multiple of N before its certificate (here: solved without any) takes it
+    # on resuming, then goes on.
+    solve(config, iterations=10, out_dir=tmp_path / "late", streamed=True)
+    late = solve(config, iterations=20, out_dir=tmp_path / "late", streamed=True, certify_every=10, resume=True)
+    assert [(i, x) for i, _, x in late.certified] == [(10, expected[0]), (20, expected[1])]
     # A damaged curve (from before checksums, so that its own check is what refuses it) is one line.
     from solver.cfr.files import CHECKPOINT_NAME, CheckpointError
 
@@ -671,10 +676,13 @@ def test_a_warm_start_copies_each_buckets_regrets_from_the_coarse_bucket_of_most
     dd = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(2, 2, 2))
     built = solve(dd, iterations=20, out_dir=tmp_path / "built")
     assert built.engine.scales is not None and not np.all(built.engine.scales.factors == 1.0)
-    fine_built = solve(dataclasses.replace(dd, buckets=(3, 4, 2)), iterations=20, out_dir=tmp_path / "built-fine",
+    fine_built = solve(dataclasses.replace(dd, buckets=(3, 4, 2)), iterations=25, out_dir=tmp_path / "built-fine",
                        warm_from=tmp_path / "built")
-    assert fine_built.iterations == 20 and fine_built.warm_start["iterations"] == 20
-    same = solve(dd, iterations=20, out_dir=tmp_path / "built-same", warm_from=tmp_path / "built")
+    assert fine_built.iterations == 25 and fine_built.warm_start["iterations"] == 20
+    with pytest.raises(ValueError, match="has 20 iterations already"):
+        solve(dd, iterations=20, out_dir=tmp_path / "built-same", warm_from=tmp_path / "built")
+    same = Engine(dd)
+    warm_start(same, tmp_path / "built")
     true = np.where(built.engine.regret > 0, built.engine.regret * built.engine.scales.factors[0][0], 0)
     seat0 = np.repeat(built.engine.layout.slot_seat == 0, np.diff(built.engine.layout.slot_offset))
-    assert np.allclose(same.engine.regret[seat0], true[seat0], rtol=1e-6)
+    assert np.allclose(same.regret[seat0], true[seat0], rtol=1e-6)

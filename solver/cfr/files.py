@@ -382,8 +382,7 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     data["row_scales"] = None
     if storage:
         sixteen = data["config"].storage_bits == 16
-        regret = data["regret"] if not sums_only else np.zeros(data["strat_sum"].shape,
-                                                                np.int16 if sixteen else np.float32)
+        regret = data["regret"] if not sums_only else data["strat_sum"].view(np.int16 if sixteen else np.float32)
         if sixteen and (regret.dtype != np.int16 or data["strat_sum"].dtype != np.uint16):
             raise CheckpointError(f"{path} is damaged: its 16-bit storage is not int16 regrets and uint16 sums")
         if not sixteen and (regret.dtype != np.float32 or data["strat_sum"].dtype != np.float32):

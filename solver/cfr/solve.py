@@ -305,6 +305,12 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
             from .warm import warm_start
 
             warm = warm_start(engine, warm_from)
+            if iterations is not None and iterations <= warm.iteration:
+                raise ValueError(f"the warm start's run has {warm.iteration} iterations already: give more than that "
+                                 "(--iterations counts them)")
+            if time_limit is not None and time_limit <= warm.seconds:
+                raise ValueError(f"the warm start's run solved {warm.seconds:.0f} s already: give a time limit above "
+                                 "that (--time-limit counts them)")
             spent = warm.seconds
             warm_note = json.dumps(warm.as_dict())
             say(f"warm start from {warm.run} ({warm.game}): iteration {warm.iteration}, {warm.seconds:.1f} s of "
@@ -375,6 +381,7 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
         else:
             engine.reset_storage()
         convergence[:] = [row for row in convergence if row[0] <= engine.iteration]
+        certified[:] = [row for row in certified if row[0] <= engine.iteration]
         say(f"{lost}: new actors resume from iteration {engine.iteration}")
         return engine.iteration + 1
 
@@ -383,6 +390,26 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
     certifying = 0.0  # this process's certificates' seconds: measurement, not counted in ``spent``
     last_certified = None  # this process's latest certificate (iteration, Exploitability, seconds)
     next_certify = (engine.iteration // certify_every + 1) * certify_every if certify_every else math.inf
+
+    def take_certificate(abstract: Exploitability | None) -> None:
+        """The exact certificate of this iteration, on the certified curve (its time apart)."""
+        nonlocal certifying, last_certified
+        say(f"iteration {engine.iteration}: certifying (exact best response at full resolution, "
+            f"about {engine.plan.certificate_seconds / 60:.0f} min, not counted as solving time)")
+        t0 = time.perf_counter()
+        try:
+            cert = engine.exploitability()
+        finally:
+            certifying += time.perf_counter() - t0
+        certified.append((engine.iteration, spent, cert.exploitability_mbb))
+        last_certified = (engine.iteration, cert, time.perf_counter() - t0)
+        said = "" if abstract is None else f" (abstract {abstract.exploitability_mbb:.2f})"
+        say(f"iteration {engine.iteration}: certified {cert.exploitability_mbb:.2f} mbb/hand{said} after "
+            f"{spent:.0f} s solving; the certificate took {time.perf_counter() - t0:.0f} s")
+
+    if (certify_every and engine.iteration > 0 and engine.iteration % certify_every == 0
+            and (not certified or certified[-1][0] != engine.iteration)):
+        take_certificate(None)  # a run stopped before its certificate was taken: taken now
     last_checkpoint = start
     last_said = -math.inf
     checkpoint_gap = CHECKPOINT_SECONDS
@@ -445,20 +472,11 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                         engine.iteration, check_seconds, iter_seconds, checks_seconds,
                         time.perf_counter() - start - certifying))
                 if engine.iteration >= next_certify:
-                    say(f"iteration {engine.iteration}: certifying (exact best response at full resolution, "
-                        f"about {engine.plan.certificate_seconds / 60:.0f} min, not counted as solving time)")
-                    t0 = time.perf_counter()
                     try:
-                        cert = engine.exploitability()
+                        take_certificate(x)
                     except ActorLost as lost:
                         next_check = recover(lost)
                         continue
-                    certifying += time.perf_counter() - t0
-                    certified.append((engine.iteration, spent, cert.exploitability_mbb))
-                    last_certified = (engine.iteration, cert, time.perf_counter() - t0)
-                    say(f"iteration {engine.iteration}: certified {cert.exploitability_mbb:.2f} mbb/hand "
-                        f"(abstract {x.exploitability_mbb:.2f}) after {spent:.0f} s solving; the certificate "
-                        f"took {time.perf_counter() - t0:.0f} s")
                     next_certify += certify_every
                 if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
                     t0 = time.perf_counter()

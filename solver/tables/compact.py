@@ -297,7 +297,25 @@ def read_manifest(directory: str | Path) -> dict:
     if manifest.get("version") != COMPACT_VERSION:
         raise CheckpointError(f"{path} has format version {manifest.get('version')}, this solver reads "
                               f"{COMPACT_VERSION}")
+    for key, kind in MANIFEST_FIELDS.items():
+        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
+            raise CheckpointError(f"{path} is damaged: its {key!r} is missing or not {kind_name(kind)}")
+    if not all(isinstance(p, dict) and isinstance(p.get("file"), str) and "/" not in p["file"]
+               and isinstance(p.get("bytes"), int) and isinstance(p.get("sha256"), str) for p in manifest["parts"]):
+        raise CheckpointError(f"{path} is damaged: its parts are not files with sizes and SHA-256")
+    certificate = manifest.get("certificate")
+    if certificate is not None and not (isinstance(certificate, dict) and all(
+            isinstance(certificate.get(k), (int, float)) for k in ("exploitability_mbb", "game_value_mbb"))):
+        raise CheckpointError(f"{path} is damaged: its certificate is not figures")
     return manifest
+
+
+MANIFEST_FIELDS = {"config_toml": str, "algorithm": str, "iteration": int, "full_exploitability_mbb": (int, float),
+                   "full_game_value_mbb": (int, float), "bits": int, "bytes": int, "sha256": str, "parts": list}
+
+
+def kind_name(kind) -> str:
+    return {str: "text", int: "an integer", list: "a list"}.get(kind, "a number")
 
 
 def read_compact(directory: str | Path) -> StrategyFile:
@@ -339,7 +357,7 @@ def read_compact(directory: str | Path) -> StrategyFile:
             tree = PublicTree.from_arrays(config, {name[len(TREE_PREFIX):]: value for name, value in members.items()
                                                    if name.startswith(TREE_PREFIX)})
         n_rows = int(members["n_rows"])
-        keep = np.unpackbits(members["keep"], count=n_rows).astype(bool)
+        keep = np.unpackbits(members["keep"], count=n_rows).view(bool)
         counts = members["counts"]
     except KeyError as err:
         raise CheckpointError(f"{where} is damaged: it has no {err.args[0]!r} array") from None
@@ -386,10 +404,10 @@ def certify(directory: str | Path, say=lambda line: None) -> dict:
     """The exact best response at full resolution against the compact strategy in
     ``directory`` (as it plays: kept rows rounded, dropped ones uniform), written into its
     manifest as ``certificate``; returns the manifest."""
-    from .strategy import load_strategy
+    from .strategy import Strategy
 
     directory = Path(directory)
-    strategy = load_strategy(directory)
+    strategy = Strategy(directory, read_compact(directory))  # this directory's compact file, whatever is beside it
     t0 = time.perf_counter()
     if strategy.tree is not None:
         x = strategy.walker.exploitability(strategy.probabilities)

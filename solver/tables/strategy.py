@@ -70,11 +70,13 @@ def draw_columns(hand_size: int) -> list[str]:
 class Strategy:
     """A solved average strategy with its layout and game tree; see the module docstring."""
 
-    def __init__(self, directory: str | Path):
+    def __init__(self, directory: str | Path, saved=None):
+        """``saved``: what the directory holds, already read (else read here: its strategy file,
+        or its compact strategy)."""
         self.directory = Path(directory)
         from .compact import read_strategy
 
-        saved = read_strategy(self.directory)
+        saved = saved if saved is not None else read_strategy(self.directory)
         self.config = saved.config
         self.algorithm = saved.algorithm
         self.iteration = saved.iteration
