@@ -2,7 +2,7 @@
 certified exploitability at the same iterations, and solving seconds.
 
     python scripts/bench/schedules.py --preset double-draw --cap 4 --point 64:2 \
-        --algorithms dcfr-ramp dcfr linear cfr+ --at 10 20 40 80 --out results/benchmarks/schedules.jsonl
+        --algorithms dcfr-ramp dcfr linear cfr+ --at 10 20 40 80 --out /tmp/schedules.jsonl
 
 At cap 4 a 2.5-hour solve buys about 80 iterations (110 s each for triple draw in 64 buckets,
 recall 2), so what counts there is how far each schedule gets in its first tens of iterations,

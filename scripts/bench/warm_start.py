@@ -3,7 +3,7 @@ from nothing, abstract and certified exploitability against iterations and solvi
 coarse run's included).
 
     python scripts/bench/warm_start.py --preset double-draw --cap 4 --coarse 16:2 --coarse-iterations 40 \
-        --fine 64:2 --at 50 60 80 100 --out results/benchmarks/warm_start.jsonl
+        --fine 64:2 --at 50 60 80 100 --out /tmp/warm_start.jsonl
 
 Points are abstractions as in ``frontier.py`` (``BUCKETS:RULE``, the same rule for both). The
 cold run is checked at the same iterations counted from its start, so rows with equal
