@@ -17,7 +17,7 @@ in 64 buckets. A *compact* strategy keeps what a player needs of it:
   action's count is implied. 8 bits cost single draw about 1 mbb/hand (0.05 against 0.97).
 
 The arrays (the layout, the kept-row bitmap, the counts; the tree where the game has one) are
-one compressed ``.npz``, cut into parts of at most ``part_bytes`` (50 MB) beside a manifest,
+one ``.npz``, compressed as one LZMA stream and cut into parts of at most ``part_bytes`` (50 MB) beside a manifest,
 ``compact.json``: what the file is, the game, the parts' sizes and SHA-256, what was dropped,
 and the certificate of the compact strategy itself (the exact best response at full
 resolution, :func:`certify`). :func:`read_compact` checks the parts and expands the
@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import lzma
 import time
 from pathlib import Path
 
@@ -51,8 +52,11 @@ COMPACT_KIND = "badugi-compact-strategy"
 COMPACT_VERSION = 1
 PART_BYTES = 50 * 10**6        # at most this many bytes a part file
 DEFAULT_MIN_REACH = 1e-7       # rows a seat's own play reaches less often than this are dropped
-COUNT_TYPES = {8: np.uint8, 16: np.uint16}  # a kept row's probabilities in 255ths or 65,535ths
+# A kept row's probabilities in (2^bits - 1)ths: 255ths at 8 bits, 65,535ths at 16; fewer bits
+# (stored in bytes still) leave the compressor less to keep.
+COUNT_TYPES = {4: np.uint8, 5: np.uint8, 6: np.uint8, 7: np.uint8, 8: np.uint8, 16: np.uint16}
 CHUNK_ENTRIES = 1 << 24        # entries a pass reads at a time
+LZMA_PRESET = 6                # the parts are one LZMA stream of an .npz (a fifth smaller than zlib's here)
 
 
 # -- kernels -------------------------------------------------------------------------------------
@@ -187,7 +191,7 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
     if not 0 <= min_reach <= 0.5:
         raise ValueError(f"min reach must be from 0 to 0.5, got {min_reach}")
     if bits not in COUNT_TYPES:
-        raise ValueError(f"probabilities are kept in 8 or 16 bits, not {bits}")
+        raise ValueError(f"probabilities are kept in 4 to 8 or 16 bits, not {bits}")
     count_type, levels = COUNT_TYPES[bits], (1 << bits) - 1
     if part_bytes < 1000:
         raise ValueError(f"parts must hold at least 1000 bytes, got {part_bytes}")
@@ -246,9 +250,12 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
     if saved.tree is not None:
         members.update({TREE_PREFIX + name: value for name, value in saved.tree.arrays().items()})
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **members)
-    blob = buffer.getvalue()
-    del buffer, members, counts
+    np.savez(buffer, **members)
+    del members, counts
+    t1 = time.perf_counter()
+    blob = lzma.compress(buffer.getbuffer(), preset=LZMA_PRESET)
+    del buffer
+    say(f"compressed (LZMA) in {time.perf_counter() - t1:.1f} s")
     summary_path = run / "summary.json"
     full = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     manifest = {
@@ -339,13 +346,13 @@ def read_compact(directory: str | Path) -> StrategyFile:
         blob = b"".join(pieces)
         if hashlib.sha256(blob).hexdigest() != manifest["sha256"]:
             raise CheckpointError(f"{where}: its parts do not make the file it names")
-        with np.load(io.BytesIO(blob), allow_pickle=False) as data:
+        with np.load(io.BytesIO(lzma.decompress(blob)), allow_pickle=False) as data:
             members = {name: data[name] for name in data.files}
     except (KeyError, TypeError) as err:
         raise CheckpointError(f"{where} is damaged: it has no {err.args[0]!r}") from None
     except (ConfigError, __import__("tomllib").TOMLDecodeError) as err:
         raise CheckpointError(f"{where} has a damaged game config: {err}") from None
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, lzma.LZMAError) as err:
         if isinstance(err, CheckpointError):
             raise
         raise CheckpointError(f"{directory}: its compact strategy cannot be read ({err})") from None
