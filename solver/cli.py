@@ -478,7 +478,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .cfr.files import STRATEGY_NAME
-    from .tables.compact import COMPACT_NAME, PART_BYTES, certify, make_compact
+    from .cfr.compact_file import COMPACT_NAME, PART_BYTES
+    from .tables.compact import certify, make_compact
 
     out = Path(args.out)
     if out.resolve() == Path(args.dir).resolve():

@@ -101,7 +101,7 @@ def test_a_seats_first_decision_has_all_its_weight_and_dropped_rows_bound_the_ch
     blob = lzma.decompress(b"".join((out / p["file"]).read_bytes() for p in manifest["parts"]))
     with np.load(io.BytesIO(blob)) as z:
         keep = np.unpackbits(z["keep"], count=int(z["n_rows"])).astype(bool)
-    rows = compact._row_offsets(small.layout)
+    rows = compact.row_offsets(small.layout)
     layout = small.layout
     slot = int(np.searchsorted(rows, np.nonzero(~keep)[0][0], side="right") - 1)
     bucket = int(np.nonzero(~keep)[0][0] - rows[slot])

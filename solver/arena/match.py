@@ -22,6 +22,7 @@ import numpy as np
 
 from abstractions.evaluator import get_evaluator
 
+from ..cfr.compact_file import read_strategy
 from ..cfr.walker import Walker, read_only
 from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from ..game.layout import StrategyLayout, no_layout, no_rule
@@ -70,8 +71,6 @@ def load_player(spec: str) -> Player:
     path = Path(spec)
     if not path.is_dir():
         raise ValueError(f"player {spec!r} is neither a baseline ({', '.join(BASELINES)}) nor a strategy directory")
-    from ..tables.compact import read_strategy
-
     saved = read_strategy(path)
     return Player.of_strategy(str(path), saved.config, saved.tree, saved.layout, saved.probabilities)
 

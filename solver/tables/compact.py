@@ -20,7 +20,7 @@ The arrays (the layout, the kept-row bitmap, the counts; the tree where the game
 one ``.npz``, compressed as one LZMA stream and cut into parts of at most ``part_bytes`` (50 MB) beside a manifest,
 ``compact.json``: what the file is, the game, the parts' sizes and SHA-256, what was dropped,
 and the certificate of the compact strategy itself (the exact best response at full
-resolution, :func:`certify`). :func:`read_compact` checks the parts and expands the
+resolution, :func:`certify`). :func:`solver.cfr.compact_file.read_compact` checks the parts and expands the
 probabilities in memory; :func:`solver.tables.strategy.load_strategy` reads a directory holding
 either a strategy file or a compact one, so ``badugi show``, ``match``, ``explore`` and ``plot``
 take both.
@@ -40,24 +40,11 @@ from numba import njit
 
 from abstractions.files import atomic_write
 
-from ..cfr.files import (CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile,
-                         load_checkpoint, load_strategy_file)
-from ..cfr.walker import normalised_slots
-from ..game.config import ConfigError, GameConfig
-from ..game.layout import LayoutError, StrategyLayout
-from ..game.tree import PublicTree
-
-COMPACT_NAME = "compact.json"
-COMPACT_KIND = "badugi-compact-strategy"
-COMPACT_VERSION = 1
-PART_BYTES = 50 * 10**6        # at most this many bytes a part file
-DEFAULT_MIN_REACH = 1e-7       # rows a seat's own play reaches less often than this are dropped
-# A kept row's probabilities in (2^bits - 1)ths: 255ths at 8 bits, 65,535ths at 16; fewer bits
-# (stored in bytes still) leave the compressor less to keep.
-COUNT_TYPES = {4: np.uint8, 5: np.uint8, 6: np.uint8, 7: np.uint8, 8: np.uint8, 16: np.uint16}
-CHUNK_ENTRIES = 1 << 24        # entries a pass reads at a time
-LZMA_PRESET = 6                # the parts are one LZMA stream of an .npz (a fifth smaller than zlib's here)
-
+from ..cfr.compact_file import (CHUNK_ENTRIES, COMPACT_KIND, COMPACT_VERSION, COUNT_TYPES, DEFAULT_MIN_REACH,
+                                LZMA_PRESET, PART_BYTES, read_compact, read_manifest, row_offsets, write_manifest)
+from ..cfr.files import CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, \
+    load_checkpoint, load_strategy_file
+from ..game.layout import StrategyLayout
 
 # -- kernels -------------------------------------------------------------------------------------
 
@@ -119,38 +106,7 @@ def quantize_rows(slot_round, slot_actions, slot_offset, row_width, probs, base,
     return at
 
 
-@njit(cache=True)
-def expand_rows(slot_round, slot_actions, slot_offset, row_width, keep, levels, counts, at, base, out):
-    """The inverse of :func:`quantize_rows` into ``out`` (entries from ``base``): a kept row's
-    counts over ``levels``, a dropped row zeros; returns where the next slots' counts start."""
-    r = 0
-    for s in range(len(slot_actions)):
-        width = row_width[slot_round[s]]
-        k = slot_actions[s]
-        start = slot_offset[s] - base
-        for b in range(width):
-            if keep[r + b]:
-                left = levels
-                for a in range(k - 1):
-                    c = np.int64(counts[at + a])
-                    out[start + a * width + b] = c / levels
-                    left -= c
-                out[start + (k - 1) * width + b] = left / levels
-                at += k - 1
-            else:
-                for a in range(k):
-                    out[start + a * width + b] = 0.0
-        r += width
-    return at
-
-
 # -- making one ----------------------------------------------------------------------------------
-
-def _row_offsets(layout: StrategyLayout) -> np.ndarray:
-    """(slots + 1,) the first bucket row of each slot."""
-    widths = layout.row_width[layout.slot_round.astype(np.int64)]
-    return np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
-
 
 def _true_sums(data: dict, layout: StrategyLayout, lo: int, hi: int) -> np.ndarray:
     """A checkpoint's strategy sums of slots ``lo..hi-1`` as float64 (16-bit storage decoded;
@@ -206,7 +162,7 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
     if int(data["iteration"]) != saved.iteration:
         raise CheckpointError(f"{run}: its checkpoint is of iteration {int(data['iteration'])}, its strategy of "
                               f"{saved.iteration}; solve again with --resume to write both")
-    rows = _row_offsets(layout)
+    rows = row_offsets(layout)
     t0 = time.perf_counter()
 
     def masses_of(lo: int, hi: int) -> np.ndarray:
@@ -231,15 +187,14 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         kept = keep[rows[lo]:rows[hi]]
         np.greater_equal(reach, min_reach, out=kept)
         dropped += np.bincount(seat[~kept], weights=reach[~kept], minlength=2)
-        widths = layout.row_width[layout.slot_round[lo:hi].astype(np.intp)]
         counts = np.empty(int(np.sum((layout.slot_actions[lo:hi].astype(np.int64) - 1)
                                      * np.add.reduceat(kept, rows[lo:hi] - rows[lo]))), count_type)
         probs = np.asarray(saved.probabilities[layout.slot_offset[lo]:layout.slot_offset[hi]])
         at = quantize_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
                            layout.row_width, probs, int(layout.slot_offset[lo]), kept, levels, counts, 0)
-        assert at == len(counts) and len(kept) == widths.sum()
+        if at != len(counts):
+            raise AssertionError("the kept rows' counts do not fill their array")
         pieces.append(counts)
-    del data
     counts = np.concatenate(pieces) if pieces else np.zeros(0, count_type)
     del pieces
     dropped = {f"seat_{seat}": float(dropped[seat]) for seat in (0, 1)}
@@ -278,133 +233,9 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         with atomic_write(out / name, "wb") as f:
             f.write(piece)
         manifest["parts"].append({"file": name, "bytes": len(piece), "sha256": hashlib.sha256(piece).hexdigest()})
-    _write_manifest(out, manifest)
+    write_manifest(out, manifest)
     say(f"{len(blob) / 1e6:.1f} MB in {len(manifest['parts'])} part(s) in {out}")
     return manifest
-
-
-def _write_manifest(out: Path, manifest: dict) -> None:
-    with atomic_write(out / COMPACT_NAME, "w") as f:
-        f.write(json.dumps(manifest, indent=2) + "\n")
-
-
-# -- reading one ---------------------------------------------------------------------------------
-
-def read_manifest(directory: str | Path) -> dict:
-    """A compact strategy's manifest, checked for what it is; CheckpointError otherwise."""
-    path = Path(directory) / COMPACT_NAME
-    try:
-        manifest = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise CheckpointError(f"no compact strategy at {path}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise CheckpointError(f"{path} is damaged: not JSON ({err})") from None
-    if not isinstance(manifest, dict) or manifest.get("kind") != COMPACT_KIND:
-        raise CheckpointError(f"{path} is not a compact strategy's manifest")
-    if manifest.get("version") != COMPACT_VERSION:
-        raise CheckpointError(f"{path} has format version {manifest.get('version')}, this solver reads "
-                              f"{COMPACT_VERSION}")
-    for key, kind in MANIFEST_FIELDS.items():
-        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
-            raise CheckpointError(f"{path} is damaged: its {key!r} is missing or not {kind_name(kind)}")
-    if not all(isinstance(p, dict) and isinstance(p.get("file"), str) and "/" not in p["file"]
-               and isinstance(p.get("bytes"), int) and isinstance(p.get("sha256"), str) for p in manifest["parts"]):
-        raise CheckpointError(f"{path} is damaged: its parts are not files with sizes and SHA-256")
-    certificate = manifest.get("certificate")
-    if certificate is not None and not (isinstance(certificate, dict) and all(
-            isinstance(certificate.get(k), (int, float)) for k in ("exploitability_mbb", "game_value_mbb"))):
-        raise CheckpointError(f"{path} is damaged: its certificate is not figures")
-    return manifest
-
-
-MANIFEST_FIELDS = {"config_toml": str, "algorithm": str, "iteration": int, "full_exploitability_mbb": (int, float),
-                   "full_game_value_mbb": (int, float), "bits": int, "bytes": int, "sha256": str, "parts": list}
-
-
-def kind_name(kind) -> str:
-    return {str: "text", int: "an integer", list: "a list"}.get(kind, "a number")
-
-
-def read_compact(directory: str | Path) -> StrategyFile:
-    """The compact strategy in ``directory``, its parts checked and its probabilities expanded
-    (kept rows their 255ths or 65,535ths, dropped rows uniform over legal actions, as walks play empty rows);
-    CheckpointError with a one-line reason if anything is missing or damaged."""
-    directory = Path(directory)
-    manifest = read_manifest(directory)
-    where = directory / COMPACT_NAME
-    try:
-        config = GameConfig.from_dict(__import__("tomllib").loads(manifest["config_toml"]), str(where))
-        pieces = []
-        for part in manifest["parts"]:
-            path = directory / part["file"]
-            if not path.is_file():
-                raise CheckpointError(f"{path} is missing: a compact strategy needs every part its manifest names")
-            piece = path.read_bytes()
-            if len(piece) != part["bytes"] or hashlib.sha256(piece).hexdigest() != part["sha256"]:
-                raise CheckpointError(f"{path} is damaged: its bytes are not those its manifest names")
-            pieces.append(piece)
-        blob = b"".join(pieces)
-        if hashlib.sha256(blob).hexdigest() != manifest["sha256"]:
-            raise CheckpointError(f"{where}: its parts do not make the file it names")
-        with np.load(io.BytesIO(lzma.decompress(blob)), allow_pickle=False) as data:
-            members = {name: data[name] for name in data.files}
-    except (KeyError, TypeError) as err:
-        raise CheckpointError(f"{where} is damaged: it has no {err.args[0]!r}") from None
-    except (ConfigError, __import__("tomllib").TOMLDecodeError) as err:
-        raise CheckpointError(f"{where} has a damaged game config: {err}") from None
-    except (OSError, ValueError, lzma.LZMAError) as err:
-        if isinstance(err, CheckpointError):
-            raise
-        raise CheckpointError(f"{directory}: its compact strategy cannot be read ({err})") from None
-    try:
-        layout = StrategyLayout.from_arrays({name[len(LAYOUT_PREFIX):]: value for name, value in members.items()
-                                             if name.startswith(LAYOUT_PREFIX)})
-        tree = None
-        if any(name.startswith(TREE_PREFIX) for name in members):
-            tree = PublicTree.from_arrays(config, {name[len(TREE_PREFIX):]: value for name, value in members.items()
-                                                   if name.startswith(TREE_PREFIX)})
-        n_rows = int(members["n_rows"])
-        keep = np.unpackbits(members["keep"], count=n_rows).view(bool)
-        counts = members["counts"]
-    except KeyError as err:
-        raise CheckpointError(f"{where} is damaged: it has no {err.args[0]!r} array") from None
-    except (LayoutError, ValueError) as err:
-        raise CheckpointError(f"{where} is damaged: {err}") from None
-    rows = _row_offsets(layout)
-    bits = manifest.get("bits")
-    if rows[-1] != n_rows or bits not in COUNT_TYPES or counts.dtype != COUNT_TYPES[bits]:
-        raise CheckpointError(f"{where} is damaged: its rows do not match its layout")
-    probabilities = np.empty(layout.n_entries, np.float32)
-    at = 0
-    for lo, hi in layout.slot_chunks(CHUNK_ENTRIES):
-        kept = keep[rows[lo]:rows[hi]]
-        need = int(np.sum((layout.slot_actions[lo:hi].astype(np.int64) - 1) * np.add.reduceat(kept, rows[lo:hi] - rows[lo])))
-        if at + need > len(counts):
-            raise CheckpointError(f"{where} is damaged: its counts do not match its kept rows")
-        a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
-        at = expand_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
-                         layout.row_width, kept, (1 << bits) - 1, counts, at, a, probabilities[a:b])
-        if np.any(probabilities[a:b] < 0):
-            raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole")
-        # Dropped rows (zeros) become what walks play there: uniform over legal actions (each
-        # slot's normalisation reads its own entries only, so a chunk is replaced in place).
-        probabilities[a:b] = normalised_slots(layout, probabilities, lo, hi)
-    if at != len(counts):
-        raise CheckpointError(f"{where} is damaged: its counts do not match its kept rows")
-    probabilities.flags.writeable = False
-    certificate = manifest.get("certificate") or {}
-    return StrategyFile(config, str(manifest["algorithm"]), int(manifest["iteration"]),
-                        float(certificate.get("exploitability_mbb", manifest["full_exploitability_mbb"])),
-                        float(certificate.get("game_value_mbb", manifest["full_game_value_mbb"])),
-                        tree, layout, probabilities)
-
-
-def read_strategy(directory: str | Path) -> StrategyFile:
-    """The strategy in a directory: its strategy file, or else its compact strategy."""
-    directory = Path(directory)
-    if not (directory / STRATEGY_NAME).is_file() and (directory / COMPACT_NAME).is_file():
-        return read_compact(directory)
-    return load_strategy_file(directory / STRATEGY_NAME)
 
 
 def certify(directory: str | Path, say=lambda line: None) -> dict:
@@ -428,6 +259,6 @@ def certify(directory: str | Path, say=lambda line: None) -> dict:
         "br_button_mbb": 1000.0 * x.br_button, "br_big_blind_mbb": 1000.0 * x.br_big_blind,
         "seconds": round(seconds, 1), "against_full": x.exploitability_mbb / full if full > 0 else None,
         "measured": "exactly, at full resolution: the best response to the compact strategy as it plays"}
-    _write_manifest(directory, manifest)
+    write_manifest(directory, manifest)
     say(f"certified: {x.exploitability_mbb:.2f} mbb/hand (the full strategy file: {full:.2f}), {seconds:.0f} s")
     return manifest

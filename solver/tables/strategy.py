@@ -38,6 +38,7 @@ from abstractions.cards import parse_cards
 from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 
+from ..cfr.compact_file import read_strategy
 from ..cfr.files import STRATEGY_NAME, CheckpointError
 from ..cfr.walker import NodeStats, Walker, class_strategy, slot_strategy
 from ..game.layout import key_slot
@@ -74,8 +75,6 @@ class Strategy:
         """``saved``: what the directory holds, already read (else read here: its strategy file,
         or its compact strategy)."""
         self.directory = Path(directory)
-        from .compact import read_strategy
-
         saved = saved if saved is not None else read_strategy(self.directory)
         self.config = saved.config
         self.algorithm = saved.algorithm
