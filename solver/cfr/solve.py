@@ -360,6 +360,9 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
         Returns what was kept."""
         if checkpoint_path is None:
             return f"interrupted at iteration {engine.iteration}"
+        if saved_at == engine.iteration and checkpoint_path.is_file():  # this iteration's is on disk already
+            return (f"interrupted at iteration {engine.iteration}; checkpoint written to {checkpoint_path} "
+                    "(continue with --resume)")
         before = _file_identity(checkpoint_path)
         try:
             say(f"writing the checkpoint of iteration {engine.iteration} (again to stop at once: "
