@@ -334,7 +334,7 @@ def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: i
 
 
 def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str | None = None,
-                    storage: bool = True, sums_only: bool = False) -> dict:
+                    storage: bool = True, sums_only: bool = False, regrets_only: bool = False) -> dict:
     """Read and check a checkpoint; CheckpointError with a one-line reason if unusable.
 
     With ``config`` / ``algorithm``, a checkpoint of another game or algorithm
@@ -344,11 +344,15 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     discounts as factors) have ``scales`` None: storage as it is.
     ``storage=False`` reads all but the regrets and strategy sums (None): what
     the game and algorithm are, without gigabytes. ``sums_only``: the regrets
-    are not read (None) and the strategy sums are memory-mapped.
+    are not read (None) and the strategy sums are memory-mapped; ``regrets_only``: the other way
+    round (what a warm start reads).
     """
-    skip = () if storage and not sums_only else ("regret", "strat_sum") if not storage else ("regret",)
+    if sums_only and regrets_only:
+        raise ValueError("load_checkpoint reads the sums only or the regrets only, not neither")
+    skip = (("regret", "strat_sum") if not storage else ("regret",) if sums_only
+            else ("strat_sum",) if regrets_only else ())
     data = _read(Path(path), "badugi-checkpoint", tuple(range(1, CHECKPOINT_VERSION + 1)), skip=skip,
-                 mapped="strat_sum" if sums_only else None)
+                 mapped="strat_sum" if sums_only else "regret" if regrets_only else None)
     names = ("regret", "strat_sum", "iteration", "seconds", "convergence", "algorithm")
     for name in names + (("row_of",) if int(data["version"]) >= 2 else ()):
         if name not in data:
@@ -382,12 +386,14 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     data["row_scales"] = None
     if storage:
         sixteen = data["config"].storage_bits == 16
+        # The half not read stands in for itself (same dtype and shape), so the checks below hold.
         regret = data["regret"] if not sums_only else data["strat_sum"].view(np.int16 if sixteen else np.float32)
-        if sixteen and (regret.dtype != np.int16 or data["strat_sum"].dtype != np.uint16):
+        sums = data["strat_sum"] if not regrets_only else regret.view(np.uint16 if sixteen else np.float32)
+        if sixteen and (regret.dtype != np.int16 or sums.dtype != np.uint16):
             raise CheckpointError(f"{path} is damaged: its 16-bit storage is not int16 regrets and uint16 sums")
-        if not sixteen and (regret.dtype != np.float32 or data["strat_sum"].dtype != np.float32):
+        if not sixteen and (regret.dtype != np.float32 or sums.dtype != np.float32):
             raise CheckpointError(f"{path} is damaged: regret arrays are not float32")
-        if regret.shape != data["strat_sum"].shape or regret.ndim != 1:
+        if regret.shape != sums.shape or regret.ndim != 1:
             raise CheckpointError(f"{path} is damaged: regrets and strategy sums differ in shape")
         if sixteen:
             scales = (data.pop("regret_scale", None), data.pop("sum_scale", None))
@@ -397,7 +403,8 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
                    for x in scales) or scales[0].shape != scales[1].shape:
                 raise CheckpointError(f"{path} is damaged: its row scales are not finite, non-negative float32 rows")
             data["row_scales"] = scales
-        elif not sums_only and not (np.all(np.isfinite(data["regret"])) and np.all(np.isfinite(data["strat_sum"]))):
+        elif not (sums_only or regrets_only) and not (np.all(np.isfinite(data["regret"]))
+                                                     and np.all(np.isfinite(data["strat_sum"]))):
             raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")
     row_of = data["row_of"]
     if row_of is not None and (row_of.ndim != 2 or row_of.shape[0] != data["config"].rounds

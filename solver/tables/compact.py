@@ -45,6 +45,7 @@ from ..cfr.compact_file import (CHUNK_ENTRIES, COMPACT_KIND, COMPACT_VERSION, CO
 from ..cfr.files import CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, \
     load_checkpoint, load_strategy_file
 from ..game.layout import StrategyLayout
+from .strategy import find_decision
 
 # -- kernels -------------------------------------------------------------------------------------
 
@@ -125,13 +126,9 @@ def _first_slots(strategy_file: StrategyFile) -> dict[int, int]:
     """Each seat's first decision (the button at the root, the big blind after the button's
     call): a slot every hand of the seat reaches with its own play, whose rows' weights sum to
     the seat's total weight."""
-    from .strategy import Strategy
-
-    strategy = Strategy.__new__(Strategy)
-    strategy.config, strategy.tree, strategy.layout = strategy_file.config, strategy_file.tree, strategy_file.layout
     first = {}
     for history in ("", "c"):
-        decision = strategy.decision(history)
+        decision = find_decision(strategy_file.config, strategy_file.tree, strategy_file.layout, history)
         first[decision.seat] = decision.slot
     if sorted(first) != [0, 1]:
         raise ValueError("the first decisions are not one of each seat")

@@ -68,6 +68,35 @@ def draw_columns(hand_size: int) -> list[str]:
     return [f"d{d}" for d in range(hand_size + 1)]
 
 
+
+def decision_node(tree, history: str) -> int:
+    """The node of a built tree that a history names; ValueError if malformed or not a decision."""
+    node = tree.node_at(history)
+    if tree.kind[node] > DRAW:
+        raise ValueError(f"history {history!r} ends the hand: there is no decision there")
+    return node
+
+
+def node_labels(tree, node: int) -> list[str]:
+    return [chr(tree.action[c]) for c in tree.children(node)]
+
+
+def find_decision(config, tree, layout, history: str, templates: RoundTemplates | None = None) -> Decision:
+    """Who decides at a history, what kind of decision, its action labels and its slot in
+    ``layout``: through the built ``tree``, or (None) through the rounds' templates and the
+    layout's recall rule; ValueError if malformed or not a decision. (Anything holding a layout
+    locates decisions with it: a Strategy, the compact file's writer.)"""
+    if tree is not None:
+        node = decision_node(tree, history)
+        return Decision(int(tree.seat[node]), int(tree.kind[node]), node_labels(tree, node),
+                        int(layout.slot_of[node]), node)
+    at = locate(templates if templates is not None else RoundTemplates.of(config), history)
+    rule = layout.rule.kernel_arrays(layout.slot_offset)
+    records = np.full(max(config.draws, 1), -1, np.int64)
+    records[:len(at.records)] = at.records
+    slot = int(key_slot(rule, at.round, at.phase, at.pot, records, -1))
+    return Decision(at.seat, at.kind, list(at.labels), slot, -1)
+
 class Strategy:
     """A solved average strategy with its layout and game tree; see the module docstring."""
 
@@ -134,27 +163,15 @@ class Strategy:
         if self.tree is None:
             raise ValueError(f"{self.config.describe()}: its public tree is not built; decisions are located "
                              "by history (see decision())")
-        node = self.tree.node_at(history)
-        if self.tree.kind[node] > DRAW:
-            raise ValueError(f"history {history!r} ends the hand: there is no decision there")
-        return node
+        return decision_node(self.tree, history)
 
     def decision(self, history: str) -> Decision:
         """Who decides at a history, what kind of decision, its action labels and its slot;
         ValueError if malformed or not a decision."""
-        if self.tree is not None:
-            node = self.node(history)
-            return Decision(int(self.tree.seat[node]), int(self.tree.kind[node]), self.labels(node),
-                            int(self.layout.slot_of[node]), node)
-        at = locate(self.templates, history)
-        rule = self.layout.rule.kernel_arrays(self.layout.slot_offset)
-        records = np.full(max(self.config.draws, 1), -1, np.int64)
-        records[:len(at.records)] = at.records
-        slot = int(key_slot(rule, at.round, at.phase, at.pot, records, -1))
-        return Decision(at.seat, at.kind, list(at.labels), slot, -1)
+        return find_decision(self.config, self.tree, self.layout, history, self.templates)
 
     def labels(self, node: int) -> list[str]:
-        return [chr(self.tree.action[c]) for c in self.tree.children(node)]
+        return node_labels(self.tree, node)
 
     def strategy_at(self, node: int) -> np.ndarray:
         """(n_actions, n_states) probabilities at a decision node (a bucket's for each of its classes),
