@@ -666,6 +666,12 @@ def test_a_warm_start_copies_each_buckets_regrets_from_the_coarse_bucket_of_most
                     full["row_of"], scales=full["scales"])
     with pytest.raises(CheckpointError, match="non-finite regrets"):
         warm_start(AbstractEngine(fine), tmp_path / "nan")
+    for record in ("{not json", '["a list"]'):
+        save_checkpoint(tmp_path / "nan" / CHECKPOINT_NAME, full["config"], str(full["algorithm"]),
+                        int(full["iteration"]), float(full["seconds"]), full["convergence"], full["regret"],
+                        full["strat_sum"], full["row_of"], scales=full["scales"], warm_start=record)
+        with pytest.raises(CheckpointError, match="warm-start record is not the JSON"):
+            load_checkpoint(tmp_path / "nan" / CHECKPOINT_NAME)
 
     run = solve(fine, iterations=40, out_dir=tmp_path / "fine", streamed=True, warm_from=tmp_path / "coarse")
     assert run.iterations == 40 and run.seconds > solved.seconds

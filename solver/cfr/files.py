@@ -27,6 +27,7 @@ unchecked after a one-line note on standard error.
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import sys
@@ -369,6 +370,14 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     elif certified.ndim != 2 or certified.shape[1] != 3 or not np.all(np.isfinite(certified)):
         raise CheckpointError(f"{path} is damaged: its certified curve is not rows of three numbers")
     data["warm_start"] = str(data["warm_start"]) if data.get("warm_start") is not None else ""
+    if data["warm_start"]:
+        try:
+            note = json.loads(data["warm_start"])
+            sound = isinstance(note, dict)
+        except ValueError:
+            sound = False
+        if not sound:
+            raise CheckpointError(f"{path} is damaged: its warm-start record is not the JSON a warm start writes")
     data["lock_toml"] = str(data["lock_toml"]) if "lock_toml" in data else ""
     data["lock_base"] = str(data["lock_base"]) if "lock_base" in data else "."
     data["shards"] = []
