@@ -190,3 +190,28 @@ def test_bucketed_solve_resumes_and_loads_as_a_strategy(tmp_path):
         first = strategy.policy("ck/", hands[0][0])
         for hand, _ in hands[1:]:
             assert strategy.policy("ck/", hand) == pytest.approx(first)
+
+
+@pytest.mark.parametrize("buckets,recall", [((3, 4, 3, 2), 1), ((4, 4, 4, 4), 2)])
+def test_the_abstract_games_rows_are_its_buckets_own_and_walks_skip_the_expansion(monkeypatch, buckets, recall):
+    """In the abstract game every bucket has a row position of its own (rounds with fewer
+    buckets than the widest pad theirs with states of no mass), so its walks regret-match rows in
+    place and update them without the scatter through ``row_of``; the storage is the one the
+    expanding walks leave (to rounding), padded rounds included. The real game's rows are
+    shared by classes."""
+    from solver.cfr.abstract import AbstractEngine
+    from solver.game.layout import StrategyLayout
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=buckets, recall=recall, remember_draws=recall == 1)
+    fast = AbstractEngine(config)
+    assert fast.game_layout.own_rows and fast.game_layout.kernel_arrays().own_rows
+    assert not fast.layout.own_rows and fast.layout.kernel_arrays().shared_rows
+    fast.run_iterations(20)
+    monkeypatch.setattr(StrategyLayout, "own_rows", property(lambda self: False))
+    slow = AbstractEngine(config)
+    assert not slow.game_layout.kernel_arrays().own_rows
+    slow.run_iterations(20)
+    for a, b in ((fast.regret, slow.regret), (fast.strat_sum, slow.strat_sum)):
+        assert np.abs(b).max() > 0
+        assert np.allclose(a, b, rtol=1e-6, atol=1e-7 * np.abs(b).max())

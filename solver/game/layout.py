@@ -56,9 +56,11 @@ from .tree import PublicTree
 # What the kernels read of a layout: per public node the first entry of its slot (-1 at
 # terminals), per round the row width, per (round, class) the row position, per round a
 # (draw counts, width) 0/1 legality mask, and whether rows are shared: by classes (card buckets)
-# or by public nodes (then a row's regret sums its members' counterfactual regrets).
+# or by public nodes (then a row's regret sums its members' counterfactual regrets), and whether
+# each state has a row position of its own (``own_rows``: no class shares one, so the kernels
+# skip the expansion through ``row_of``; states beyond a round's width are a bucket game's padding).
 # ``lock_code``: per storage entry, node locks (``solver.cfr.locks.Locks.codes``; empty: none).
-LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows lock_code")
+LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows lock_code own_rows")
 NO_LOCKS = np.zeros(0, np.float32)
 # What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
 RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older "
@@ -130,7 +132,7 @@ class RecallRule:
 def no_layout(rounds: int, n_states: int) -> LayoutArrays:
     """Layout arrays of the right types for a player without a strategy (a baseline)."""
     return LayoutArrays(np.zeros(1, np.int64), np.ones(rounds, np.int64), np.zeros((rounds, n_states), np.int64),
-                        np.zeros((rounds, 1, 1)), False, NO_LOCKS)
+                        np.zeros((rounds, 1, 1)), False, NO_LOCKS, False)
 
 
 def no_rule(rounds: int) -> "RuleArrays":
@@ -294,9 +296,19 @@ class StrategyLayout:
             mask[r][:, self.row_of[r]] = _round_legal(self.class_legal, r).T
         return mask
 
+    @cached_property
+    def own_rows(self) -> bool:
+        """Whether each private state has a row position of its own: full resolution, or the
+        abstract game's buckets (a bucket game's layout, whose ``class_legal`` is per round: its
+        states beyond a round's width are padding that carries no mass, placed at position 0)."""
+        if self.class_legal.ndim != 3:
+            return not self.bucketed
+        return all(bool((self.row_of[r, :w] == np.arange(w)).all() and (self.row_of[r, w:] == 0).all())
+                   for r, w in enumerate(self.row_width))
+
     def kernel_arrays(self) -> LayoutArrays:
         return LayoutArrays(self.entry_offset, self.row_width, self.row_of, self.legal_mask,
-                            self.bucketed or self.shares_slots, NO_LOCKS)
+                            self.bucketed or self.shares_slots, NO_LOCKS, self.own_rows)
 
     def describe(self) -> str:
         widths = "/".join(str(int(w)) for w in self.row_width)
