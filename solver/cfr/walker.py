@@ -170,10 +170,17 @@ def draw_tables(model, rounds: int) -> DrawTables:
     legal, keep_set = model.legal, model.keep_set
     if legal.ndim == 2:
         legal, keep_set = np.broadcast_to(legal, (rounds, *legal.shape)), np.broadcast_to(keep_set, (rounds, *keep_set.shape))
+    # The sets each round's draws read (a bucket game's are its own round's, a value-class model's
+    # are shared): the kernels visit only those (a bucket game's draws visited every round's).
+    round_sets = np.zeros((rounds, 2), np.int64)
+    for r in range(rounds):
+        used = keep_set[r][(keep_set[r] >= 0) & legal[r]]
+        if used.size:
+            round_sets[r] = used.min(), used.max() + 1
     keep_set = np.ascontiguousarray(np.where(keep_set >= 0, keep_set, 0).astype(np.uint64))
     return DrawTables(np.ascontiguousarray(legal), keep_set, model.set_start.astype(np.uint64),
                       model.set_value.astype(np.uint64), model.set_prob, model.set_size, model.hand_size,
-                      bool(getattr(model, "pat_moves", False)))
+                      bool(getattr(model, "pat_moves", False)), round_sets)
 
 
 @dataclass(frozen=True)
