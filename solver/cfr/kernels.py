@@ -106,7 +106,7 @@ TreeArrays = namedtuple("TreeArrays", "kind seat contrib first_child n_children 
 # transitions differ by round, and standing pat moves its state to the next round's buckets,
 # ``pat_moves``, where a value class stays itself.)
 DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_prob set_size hand_size pat_moves "
-                                       "round_sets")
+                                       "round_sets set_run")
 # ``pos_store`` / ``neg_store``: what an updated regret is multiplied by before it is stored,
 # where positive / negative (1 but with :class:`solver.cfr.engine.StorageScales`, whose storage
 # holds regrets divided by a seat's running discount).
@@ -272,6 +272,12 @@ def _draw_reach(reach, strat_row, draw, rnd, draws, agg, out):
         mass = agg[k]
         if mass == 0.0:
             continue
+        if draws.set_run[k]:
+            # Values w0, w0 + 1, ...: a loop over consecutive entries (it vectorises), not a scatter.
+            j0, w0 = set_start[k], set_value[set_start[k]]
+            for i in range(np.int64(set_start[k + 1] - j0)):
+                out[w0 + np.uint64(i)] += mass * set_prob[j0 + np.uint64(i)]
+            continue
         for j in range(set_start[k], set_start[k + 1]):
             out[set_value[j]] += mass * set_prob[j]
 
@@ -291,8 +297,13 @@ def _draw_value(child_value, draw, rnd, draws, agg, out):
         if set_size[k] != draws.hand_size - draw:
             continue
         total = 0.0
-        for j in range(set_start[k], set_start[k + 1]):
-            total += set_prob[j] * child_value[set_value[j]]
+        if draws.set_run[k]:
+            j0, w0 = set_start[k], set_value[set_start[k]]
+            for i in range(np.int64(set_start[k + 1] - j0)):
+                total += set_prob[j0 + np.uint64(i)] * child_value[w0 + np.uint64(i)]
+        else:
+            for j in range(set_start[k], set_start[k + 1]):
+                total += set_prob[j] * child_value[set_value[j]]
         agg[k] = total
     for v in range(n_states):
         out[v] = agg[keep_set[rnd, v, draw]] if legal[rnd, v, draw] else 0.0

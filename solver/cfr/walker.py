@@ -177,10 +177,16 @@ def draw_tables(model, rounds: int) -> DrawTables:
         used = keep_set[r][(keep_set[r] >= 0) & legal[r]]
         if used.size:
             round_sets[r] = used.min(), used.max() + 1
+    # Sets whose values are consecutive (w0, w0 + 1, ...; a bucket game's dense rows): the kernels
+    # read them as runs, which vectorise, instead of scattering and gathering through set_value.
+    starts, values = np.asarray(model.set_start, np.int64), np.asarray(model.set_value, np.int64)
+    breaks = np.concatenate([[0], np.cumsum(np.diff(values) != 1)])  # steps that are not +1, up to each entry
+    first, last = starts[:-1], np.maximum(starts[1:] - 1, starts[:-1])
+    run = (starts[1:] > first) & (breaks[np.minimum(last, len(values) - 1)] == breaks[np.minimum(first, len(values) - 1)])
     keep_set = np.ascontiguousarray(np.where(keep_set >= 0, keep_set, 0).astype(np.uint64))
     return DrawTables(np.ascontiguousarray(legal), keep_set, model.set_start.astype(np.uint64),
                       model.set_value.astype(np.uint64), model.set_prob, model.set_size, model.hand_size,
-                      bool(getattr(model, "pat_moves", False)), round_sets)
+                      bool(getattr(model, "pat_moves", False)), round_sets, run)
 
 
 @dataclass(frozen=True)
