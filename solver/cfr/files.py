@@ -349,7 +349,7 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
     round (what a warm start reads).
     """
     if sums_only and regrets_only:
-        raise ValueError("load_checkpoint reads the sums only or the regrets only, not neither")
+        raise ValueError("load_checkpoint reads the sums only or the regrets only, not both")
     skip = (("regret", "strat_sum") if not storage else ("regret",) if sums_only
             else ("strat_sum",) if regrets_only else ())
     data = _read(Path(path), "badugi-checkpoint", tuple(range(1, CHECKPOINT_VERSION + 1)), skip=skip,
@@ -412,6 +412,8 @@ def load_checkpoint(path: Path, config: GameConfig | None = None, algorithm: str
                    for x in scales) or scales[0].shape != scales[1].shape:
                 raise CheckpointError(f"{path} is damaged: its row scales are not finite, non-negative float32 rows")
             data["row_scales"] = scales
+        elif regrets_only and not np.all(np.isfinite(data["regret"])):
+            raise CheckpointError(f"{path} is damaged: it holds non-finite regrets")
         elif not (sums_only or regrets_only) and not (np.all(np.isfinite(data["regret"]))
                                                      and np.all(np.isfinite(data["strat_sum"]))):
             raise CheckpointError(f"{path} is damaged: it holds non-finite numbers")

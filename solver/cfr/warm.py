@@ -120,8 +120,6 @@ def warm_start(engine, run: str | Path) -> WarmStart:
         raise CheckpointError(f"{path}: its slots are not this game's")
     if data["regret"].shape != (coarse_layout.n_entries,):
         raise CheckpointError(f"{path} does not hold its layout's {coarse_layout.n_entries:,} entries")
-    if not np.all(np.isfinite(data["regret"])):
-        raise CheckpointError(f"{path} is damaged: it holds non-finite regrets")
     mapping = bucket_map(fine_layout.row_of, coarse_layout.row_of, engine.model.deal_prob)
     factors = np.ones((2, 2)) if data["scales"] is None else np.asarray(data["scales"], np.float64)[:2]
     copy_rows(fine_layout.slot_round, fine_layout.slot_seat, fine_layout.slot_actions, fine_layout.slot_offset,

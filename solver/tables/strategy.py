@@ -68,7 +68,6 @@ def draw_columns(hand_size: int) -> list[str]:
     return [f"d{d}" for d in range(hand_size + 1)]
 
 
-
 def decision_node(tree, history: str) -> int:
     """The node of a built tree that a history names; ValueError if malformed or not a decision."""
     node = tree.node_at(history)
