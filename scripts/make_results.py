@@ -39,6 +39,7 @@ GAMES = {"single-draw": "single-draw", "double-draw": "double-draw",  # results/
          "triple-draw-cap1": "triple-draw-bucketed", "triple-draw-cap4": "triple-draw"}
 COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv", "situations.csv", "ev_by_hand.csv"] + [
     f"{name}.{ext}" for name in ("pat_snow_break", "ev_by_hand", "convergence") for ext in ("png", "svg")]
+OPTIONAL = ["certified.csv"]  # a run certified during its solve (--certify-every): the certified curve
 CHART_GLOBS = ("draws_*.png", "draws_*.svg", "betting_*.png", "betting_*.svg")  # a file per draw, round and seat
 
 
@@ -86,7 +87,8 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
     for pattern in CHART_GLOBS + ("draws.png", "draws.svg", "betting.png", "betting.svg"):
         for old in target.glob(pattern):  # charts of an earlier publication (one tall file each before)
             old.unlink()
-    for file in COPIED + [p.name for pattern in CHART_GLOBS for p in sorted(run_dir.glob(pattern))]:
+    optional = [name for name in OPTIONAL if (run_dir / name).is_file()]
+    for file in COPIED + optional + [p.name for pattern in CHART_GLOBS for p in sorted(run_dir.glob(pattern))]:
         shutil.copy2(run_dir / file, target / file)
     return True
 
@@ -279,7 +281,9 @@ def main(argv=None) -> int:
         if args.double_minutes > 0 else [],
         "triple-draw-cap1": ["--time-limit", str(args.triple_minutes * 60), "--target-exploitability", "0.1"]
         if args.triple_minutes > 0 else [],
-        "triple-draw-cap4": ["--time-limit", str(args.cap4_minutes * 60)] if args.cap4_minutes > 0 else [],
+        # certificates during the run (they do not count as solving time): the certified curve
+        "triple-draw-cap4": ["--time-limit", str(args.cap4_minutes * 60), "--certify-every", "40"]
+        if args.cap4_minutes > 0 else [],
     }
     published = [name for name in args.games
                  if solve_and_publish(GAMES[name], ROOT / "runs" / name, stops[name], name)]

@@ -215,3 +215,32 @@ def test_the_abstract_games_rows_are_its_buckets_own_and_walks_skip_the_expansio
     for a, b in ((fast.regret, slow.regret), (fast.strat_sum, slow.strat_sum)):
         assert np.abs(b).max() > 0
         assert np.allclose(a, b, rtol=1e-6, atol=1e-7 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("buckets,recall", [((3, 4, 3, 2), 1), ((4, 4, 4, 4), 2)])
+def test_dense_transition_rows_leave_the_storage_the_sets_leave(monkeypatch, buckets, recall):
+    """The abstract game's draws read its transition rows as dense matrices (zero where a draw is
+    illegal and for padding states); they add the same products in the same order as the rows'
+    sets, so 20 iterations leave the same bits. The real game's tables stay sets (classes)."""
+    from solver.cfr import walker
+    from solver.cfr.abstract import AbstractEngine
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=buckets, recall=recall, remember_draws=recall == 1)
+    dense = AbstractEngine(config)
+    tables = dense.arrays.draws
+    assert tables.dense.shape == (4, config.hand_size + 1, max(buckets), max(buckets))
+    for r in range(3):
+        rows = tables.dense[r].sum(axis=2)  # (draw, state): each legal draw of a real state sums to 1
+        real = np.arange(max(buckets)) < buckets[r]
+        assert np.allclose(rows.T[real][tables.legal[r][real]], 1.0)
+        assert not rows.T[~real].any()
+    assert not tables.dense[3].any()
+    dense.run_iterations(20)
+    monkeypatch.setattr(walker, "DENSE_LIMIT", 0)
+    sets = AbstractEngine(config)
+    assert sets.arrays.draws.dense.shape[0] == 0
+    sets.run_iterations(20)
+    for a, b in ((dense.regret, sets.regret), (dense.strat_sum, sets.strat_sum)):
+        assert np.abs(b).max() > 0
+        assert np.array_equal(a, b)

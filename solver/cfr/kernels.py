@@ -106,7 +106,7 @@ TreeArrays = namedtuple("TreeArrays", "kind seat contrib first_child n_children 
 # transitions differ by round, and standing pat moves its state to the next round's buckets,
 # ``pat_moves``, where a value class stays itself.)
 DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_prob set_size hand_size pat_moves "
-                                       "round_sets set_run")
+                                       "round_sets set_run dense dense_t")
 # ``pos_store`` / ``neg_store``: what an updated regret is multiplied by before it is stored,
 # where positive / negative (1 but with :class:`solver.cfr.engine.StorageScales`, whose storage
 # holds regrets divided by a seat's running discount).
@@ -259,6 +259,18 @@ def _draw_reach(reach, strat_row, draw, rnd, draws, agg, out):
         for v in range(n_states):
             out[v] = reach[v] * strat_row[v] if legal[rnd, v, 0] else 0.0
         return
+    if draws.dense.shape[0] > 0:
+        # A bucket game's rows as a dense matrix (zero where a draw is illegal or a state pads):
+        # the same products added in the same order as the sets below, without the set lookups.
+        dense = draws.dense
+        out[:] = 0.0
+        for v in range(n_states):
+            mass = reach[v] * strat_row[v]
+            if mass == 0.0:
+                continue
+            for w in range(n_states):
+                out[w] += mass * dense[rnd, draw, v, w]
+        return
     first, last = draws.round_sets[rnd, 0], draws.round_sets[rnd, 1]
     for k in range(first, last):
         agg[k] = 0.0
@@ -292,6 +304,16 @@ def _draw_value(child_value, draw, rnd, draws, agg, out):
     if draw == 0 and not draws.pat_moves:
         for v in range(n_states):
             out[v] = child_value[v]
+        return
+    if draws.dense.shape[0] > 0:
+        # The transposed dense matrix, one next-round value at a time: each out[v] adds its terms
+        # in the sets' order (w ascending), and the loop over v vectorises.
+        dense_t = draws.dense_t
+        out[:] = 0.0
+        for w in range(n_states):
+            value = child_value[w]
+            for v in range(n_states):
+                out[v] += dense_t[rnd, draw, w, v] * value
         return
     for k in range(draws.round_sets[rnd, 0], draws.round_sets[rnd, 1]):
         if set_size[k] != draws.hand_size - draw:

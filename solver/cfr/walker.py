@@ -168,6 +168,7 @@ def draw_tables(model, rounds: int) -> DrawTables:
     scatter and gather loops slow (keep_set is -1 where a draw is illegal; the kernels check
     legality first)."""
     legal, keep_set = model.legal, model.keep_set
+    dense = _dense_rows(model, rounds) if legal.ndim == 3 else np.zeros((0, 0, 0, 0))
     if legal.ndim == 2:
         legal, keep_set = np.broadcast_to(legal, (rounds, *legal.shape)), np.broadcast_to(keep_set, (rounds, *keep_set.shape))
     # The sets each round's draws read (a bucket game's are its own round's, a value-class model's
@@ -186,7 +187,29 @@ def draw_tables(model, rounds: int) -> DrawTables:
     keep_set = np.ascontiguousarray(np.where(keep_set >= 0, keep_set, 0).astype(np.uint64))
     return DrawTables(np.ascontiguousarray(legal), keep_set, model.set_start.astype(np.uint64),
                       model.set_value.astype(np.uint64), model.set_prob, model.set_size, model.hand_size,
-                      bool(getattr(model, "pat_moves", False)), round_sets, run)
+                      bool(getattr(model, "pat_moves", False)), round_sets, run, dense,
+                      np.ascontiguousarray(dense.transpose(0, 1, 3, 2)))
+
+
+DENSE_LIMIT = 64 << 20  # bytes of a bucket game's dense transition matrices (256 buckets: 7.9 MB)
+
+
+def _dense_rows(game, rounds: int) -> np.ndarray:
+    """A bucket game's transition rows as dense matrices (rounds, hand_size + 1, n, n): entry
+    [r, d, v, w] is the probability that state v, drawing d after round r, holds w next round;
+    zero where the draw is illegal and for padding states. The kernels read them instead of the
+    rows' sets when there are any (a bucket's rows are dense: the lookups cost more than the
+    zeros). Empty where they would take more than ``DENSE_LIMIT`` bytes."""
+    n, sizes = game.n_values, game.hand_size + 1
+    if rounds * sizes * n * n * 8 > DENSE_LIMIT:
+        return np.zeros((0, 0, 0, 0))
+    dense = np.zeros((rounds, sizes, n, n))
+    r, v, d = np.nonzero((game.keep_set >= 0) & game.legal)
+    for rnd, state, draw in zip(r, v, d):
+        k = game.keep_set[rnd, state, draw]
+        lo, hi = game.set_start[k], game.set_start[k + 1]
+        dense[rnd, draw, state, game.set_value[lo:hi]] = game.set_prob[lo:hi]
+    return dense
 
 
 @dataclass(frozen=True)
