@@ -221,7 +221,9 @@ def test_the_abstract_games_rows_are_its_buckets_own_and_walks_skip_the_expansio
 def test_dense_transition_rows_leave_the_storage_the_sets_leave(monkeypatch, buckets, recall):
     """The abstract game's draws read its transition rows as dense matrices (zero where a draw is
     illegal and for padding states); they add the same products in the same order as the rows'
-    sets, so 20 iterations leave the same bits. The real game's tables stay sets (classes)."""
+    sets, so 20 iterations leave the same storage to rounding (the two loops' multiply-adds are
+    fused differently: the preset's tables give the same bits, this tiny game's the last bits of
+    a few values). The real game's tables stay sets (classes)."""
     from solver.cfr import walker
     from solver.cfr.abstract import AbstractEngine
 
@@ -243,4 +245,4 @@ def test_dense_transition_rows_leave_the_storage_the_sets_leave(monkeypatch, buc
     sets.run_iterations(20)
     for a, b in ((dense.regret, sets.regret), (dense.strat_sum, sets.strat_sum)):
         assert np.abs(b).max() > 0
-        assert np.array_equal(a, b)
+        assert np.allclose(a, b, rtol=1e-6, atol=1e-7 * np.abs(b).max())

@@ -79,6 +79,7 @@ from numba import config as numba_config
 from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+from llvmlite import ir
 
 from abstractions.random import stream_seed, uniform
 
@@ -178,12 +179,50 @@ def borrowed(typingctx, value):
     return value(value), codegen
 
 
+@intrinsic
+def _prefetch_line(typingctx, array, index):
+    """A hint to the processor to bring the cache line of ``array[index]`` (a 1-d array) in for
+    writing (LLVM's ``llvm.prefetch``): nothing else; it never faults, so an index past the end
+    costs nothing but the hint."""
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        at = builder.gep(data, [context.cast(builder, args[1], signature.args[1], types.intp)])
+        i32 = ir.IntType(32)
+        hint = builder.module.declare_intrinsic("llvm.prefetch", [at.type],
+                                                ir.FunctionType(ir.VoidType(), [at.type, i32, i32, i32]))
+        # (write, keep in every cache level, data)
+        builder.call(hint, [at, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(array, index), codegen
+
+
 def _as_it_is(value):
     return value
 
 
+def _no_hint(array, index):
+    return None
+
+
 if numba_config.DISABLE_JIT:  # kernels run as Python (debugging, coverage): nothing to borrow
     globals()["borrowed"] = _as_it_is
+    globals()["_prefetch_line"] = _no_hint
+
+
+@njit(cache=True)
+def _prefetch_rows(storage, start, count):
+    """Hints for the cache lines of ``storage[start:start + count]`` (16 float32 entries a line):
+    a node's rows, asked for while the walk works on something else, so the load that needs them
+    does not wait on memory (the storage is gigabytes, and these loads were a quarter of a cap-4
+    iteration in perf)."""
+    if start < 0 or start + count > len(storage):
+        return
+    for i in range(start, start + count, 16):
+        _prefetch_line(storage, i)
+    _prefetch_line(storage, start + count - 1)
 
 
 def no_record(n_nodes: int, n_states: int) -> Record:
@@ -679,6 +718,8 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     prune = mode != COLLECT and rec_reach.shape[0] == 0 and (
         pruned_update or policy == EVALUATE or (policy == BEST_RESPONSE and regret.shape[0] == 0))
     picked, pick_prob = work.picked, work.pick_prob
+    # Storage rows are fetched ahead in update walks (``_prefetch_rows``).
+    prefetching = updating
 
     for r in range(len(roots)):
         for s in range(n_states):
@@ -719,6 +760,19 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                     else:
                         _regret_match(play, rows_at, width, n_act, is_draw, legal_mask, rnd, strat[depth], temp, scratch)
                 # (Best response at the traverser's own nodes needs no strategy.)
+                if prefetching:
+                    # The rows this node writes when it is left, and those its decision children
+                    # read when entered: in memory by then (a child's subtree, or its elder
+                    # siblings', is walked in between).
+                    if acting == traverser:
+                        _prefetch_rows(regret, rows_at, n_act * width)
+                        if own_sums:
+                            _prefetch_rows(strat_sum, rows_at, n_act * width)
+                    elif pruned_update:
+                        _prefetch_rows(strat_sum, rows_at, n_act * width)
+                    for c in range(first_child[node], first_child[node] + n_act):
+                        if kind[c] <= DRAW and entry_offset[c] >= 0:
+                            _prefetch_rows(play, entry_offset[c], n_children[c] * row_width[node_round[c]])
                 # The seat not acting keeps its reach for every child.
                 for s in range(n_states):
                     reach[depth + 1, waiting, s] = reach[depth, waiting, s]
