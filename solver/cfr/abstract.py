@@ -25,8 +25,10 @@ iteration's strategy from the regrets): 12 bytes an entry in all. (Updating
 both seats at once, one thread each, is no faster per iteration and
 converges far slower: on tiny double draw, DCFR with simultaneous updates
 stood at 10 mbb/hand after 1,000 iterations against 0.4 alternating.) For the
-same reason an iteration's discount is applied once before a seat's walk,
-which only adds.
+same reason a walk only adds: a seat's regrets are discounted once an
+iteration, with the walk's delta, in one pass after the subtrees' walks (they
+read the regrets undiscounted, which regret matching does not tell apart), and
+strategy sums once before the walk that adds to them.
 
 Walks are pruned (``kernels.UPDATE_PRUNED``): below an opponent's action that
 leaves his reach all zero (where some action has positive regret, regret
@@ -52,7 +54,7 @@ from ..game.config import GameConfig
 from ..game.setup import GameSetup
 from ..game.plan import SolvePlan
 from . import kernels
-from .engine import DEFAULT_ALGORITHM, Schedule, discounted_update
+from .engine import DEFAULT_ALGORITHM, Schedule
 from .streamed import (StreamedEngine, StreamedWalker, cut_entries, group_chunks, streamed_arrays, streamed_setup,
                        update_streamed)
 from .walker import Exploitability, read_only
@@ -127,13 +129,24 @@ class AbstractEngine(StreamedEngine):
                     kernels.discount_seat(self.strat_sum, layout.slot_offset, layout.slot_seat, seat,
                                           discount.sum_scale, discount.sum_scale, False)
             policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
-            sums = None if self.pruned else self.strat_sum
             tree = self.arrays.tree._replace(cut_entries=self.cut_entries)  # (a benchmark swaps them)
+            storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
+            walk = (self.bucket_game.deal_prob, tree, self.arrays.shape_record, self.arrays.draws, storage,
+                    *self._chunks, self.arrays.no_record)
             for seat in (0, 1):
-                with discounted_update(layout, self.regret, sums, (seat,), discount) as adding:
-                    storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
-                    update_streamed(seat, policy, adding, self.bucket_game.deal_prob, tree, self.arrays.shape_record,
-                                    self.arrays.draws, storage, *self._chunks, self.arrays.no_record)
+                if not self.pruned:
+                    # The traverser's own sums are added in his walk: discounted before it.
+                    kernels.discount_seat(self.strat_sum, layout.slot_offset, layout.slot_seat, seat,
+                                          discount.sum_scale, discount.sum_scale, False)
+                # The seat's regrets are discounted with its delta after the cut subtrees' walks, in
+                # one pass (the walks read them undiscounted: the same strategy), before the
+                # trunk's walk adds in place; CFR+ floors the trunk's too after it.
+                settle = (layout.slot_offset, layout.slot_seat, discount.pos_scale, discount.neg_scale,
+                          discount.floor > 0.0)
+                update_streamed(seat, policy, kernels.make_discount(sum_weight=discount.sum_weight), *walk,
+                                settle=settle)
+                if discount.floor > 0.0:
+                    kernels.discount_seat(self.regret, layout.slot_offset, layout.slot_seat, seat, 1.0, 1.0, True)
             self.iteration = t
 
     # -- measuring ---------------------------------------------------------

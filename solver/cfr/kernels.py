@@ -469,8 +469,9 @@ def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, 
     if not layout.shared_rows or layout.own_rows:
         _regret_match(play, start, width, n_act, is_draw, layout.legal_mask, rnd, out, total, uniform)
         for a in range(n_act):
+            first = out[a, 0]  # (read once: in the loop, Numba made the copies a scatter)
             for s in range(width, out.shape[1]):
-                out[a, s] = out[a, 0]
+                out[a, s] = first
         return
     _regret_match(play, start, width, n_act, is_draw, layout.legal_mask, rnd, per_bucket, total, uniform)
     row_of = layout.row_of
@@ -1161,13 +1162,35 @@ def add_delta(regret, delta):
         delta[i] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
+def settle_seat(regret, delta, slot_offset, slot_seat, seat, pos_scale, neg_scale, floor):
+    """An update walk's regrets settled over one seat's slots: each regret discounted (positive
+    ones times ``pos_scale``, others times ``neg_scale``) plus its ``delta``, floored at zero with
+    ``floor`` (CFR+); ``delta`` zeroed. One pass where the discount before the walk and
+    :func:`add_delta` after it were two, over all entries (at cap 4 a tenth of an iteration). The
+    walk then read its regrets undiscounted: the same strategy, as regret matching is the same for
+    every positive scale of a row's positive part, and a discount keeps signs."""
+    for slot in prange(len(slot_seat)):
+        if slot_seat[slot] != seat:
+            continue
+        for i in range(slot_offset[slot], slot_offset[slot + 1]):
+            x = regret[i]
+            x = x * pos_scale if x > 0.0 else x * neg_scale
+            x += delta[i]
+            if floor and x < 0.0:
+                x = 0.0
+            regret[i] = x
+            delta[i] = 0.0
+
+
+@njit(cache=True, parallel=True)
 def discount_seat(storage, slot_offset, slot_seat, seat, pos_scale, neg_scale, floor):
     """Discount one seat's entries in place: positive ones times ``pos_scale``, others times
     ``neg_scale``; with ``floor``, negative ones become 0 (CFR+). Where public nodes share slots,
     an iteration's discount is applied once to a slot's storage before its walk adds the
-    iteration's regrets (a walk visits a shared slot many times)."""
-    for slot in range(len(slot_seat)):
+    iteration's regrets (a walk visits a shared slot many times). Slots in parallel: a pass over
+    gigabytes at cap 4 (a tenth of an iteration on one thread), each entry on its own."""
+    for slot in prange(len(slot_seat)):
         if slot_seat[slot] != seat:
             continue
         for i in range(slot_offset[slot], slot_offset[slot + 1]):

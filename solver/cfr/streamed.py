@@ -158,7 +158,7 @@ def walk_streamed(traverser: int, policy: int, deal_prob: np.ndarray, game: Stre
 
 def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np.ndarray, game: StreamedTree,
                     shape_record: Record, draws: DrawTables, storage: Storage, chunk_cuts: np.ndarray,
-                    chunk_start: np.ndarray, record: Record, seed: int = 0) -> float:
+                    chunk_start: np.ndarray, record: Record, seed: int = 0, settle: tuple | None = None) -> float:
     """One seat's update walk over a streamed ``game`` (:data:`kernels.StreamedTree`; see
     :func:`walk_streamed`), whose public nodes share slots; returns the root value.
 
@@ -176,7 +176,10 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
     sampled, so most cuts are skipped). ``adding``: a discount that only adds. A sampled walk
     draws in the trunk from stream 0 of ``seed`` (``abstractions.random.stream_seed``), the same
     numbers in both trunk walks, and below cut ``c`` from stream ``c + 1``: its result depends on
-    the seed alone, not on the chunks.
+    the seed alone, not on the chunks. ``settle``: ``(slot_offset, slot_seat, pos_scale,
+    neg_scale, floor)`` of the traverser's discount, applied with the delta in one pass
+    (:func:`kernels.settle_seat`) before the trunk's walk adds in place; the regrets were not
+    discounted before this walk. None: the delta is only added (a discount applied before).
     """
     work, roots, root_reach, root_value = _trunk_walk(game, draws, deal_prob)
     seed = np.uint64(seed)
@@ -187,6 +190,8 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
         cuts.reach[:, 1 - traverser] = 0.0
     work.rng[0] = stream_seed(seed, 0)
     walk = (roots, root_reach, root_value, traverser, policy)
+    if settle is not None and not n_cuts:  # one walk, in place: the discount first (the delta is zero)
+        kernels.settle_seat(storage.regret, storage.delta, settle[0], settle[1], traverser, *settle[2:])
     groups = (adding, game.trunk, game.trunk_layout, draws, storage.play, storage.regret, storage.strat_sum, cuts,
               work, record)
     kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
@@ -195,7 +200,10 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
         in_threads(len(chunk_start) - 1, lambda chunk: kernels.walk_cut_chunk(
             chunk_cuts[chunk_start[chunk]:chunk_start[chunk + 1]], pruned, traverser, policy, adding, game, draws,
             storage.play, storage.delta, storage.strat_sum, shape_record, seed))
-        kernels.add_delta(storage.regret, storage.delta)
+        if settle is None:
+            kernels.add_delta(storage.regret, storage.delta)
+        else:
+            kernels.settle_seat(storage.regret, storage.delta, settle[0], settle[1], traverser, *settle[2:])
         work.rng[0] = stream_seed(seed, 0)  # the trunk's picks again
         kernels.traverse(*walk, kernels.TRUNK, *groups)
     return kernels.root_total(deal_prob, root_value[0])
