@@ -705,3 +705,28 @@ def test_a_warm_start_copies_each_buckets_regrets_from_the_coarse_bucket_of_most
     true = np.where(built.engine.regret > 0, built.engine.regret * built.engine.scales.factors[0][0], 0)
     seat0 = np.repeat(built.engine.layout.slot_seat == 0, np.diff(built.engine.layout.slot_offset))
     assert np.allclose(same.regret[seat0], true[seat0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("floor", [False, True])
+def test_settling_a_seat_is_its_discount_then_its_delta(floor):
+    """``kernels.settle_seat`` leaves what the discount pass before a walk and the delta pass
+    after it left: one seat's regrets discounted by sign, plus its delta (floored for CFR+), its
+    delta zeroed; the other seat's entries, and their delta, untouched."""
+    rng = np.random.default_rng(7)
+    slot_offset = np.concatenate([[0], np.cumsum(rng.integers(1, 9, 40))]).astype(np.int64)
+    slot_seat = rng.integers(0, 2, 40).astype(np.int64)
+    regret = rng.normal(size=slot_offset[-1]).astype(np.float32)
+    delta = rng.normal(size=slot_offset[-1]).astype(np.float32)
+    seat_of = np.repeat(slot_seat, np.diff(slot_offset))
+    delta[seat_of == 0] = 0.0  # a walk of seat 1 writes only his entries
+    expected = regret.copy()
+    kernels.discount_seat(expected, slot_offset, slot_seat, 1, 0.75, 0.5, False)
+    expected[seat_of == 1] += delta[seat_of == 1]
+    if floor:
+        expected[(seat_of == 1) & (expected < 0)] = 0.0
+    before = regret.copy()
+    kernels.settle_seat(regret, delta, slot_offset, slot_seat, 1, 0.75, 0.5, floor)
+    assert np.allclose(regret, expected, rtol=1e-6, atol=1e-7)
+    assert np.array_equal(regret[seat_of == 0], before[seat_of == 0])
+    assert not delta.any()
+    assert (regret[seat_of == 1] != before[seat_of == 1]).all()
