@@ -238,6 +238,30 @@ def test_stochastic_rounding_keeps_additions_far_below_a_step():
     assert width <= size
 
 
+def test_a_row_below_the_smallest_step_is_stored_as_zero():
+    """Strategy sums of rows reached with a probability near float32's smallest (subnormal
+    values, whose step would underflow to zero) are stored as zero, not divided by: a cap-4
+    solve in 64 last-round buckets met such a row after its first iteration."""
+    engine = QuantizedEngine(GAME16)
+    layout = engine.game_layout
+    slot = int(np.nonzero(layout.slot_round == 1)[0][0])
+    slots, base = np.array([slot], np.int64), np.array([0], np.int64)
+    size = int(layout.slot_offset[slot + 1] - layout.slot_offset[slot])
+    storage = QuantizedStorage(layout)
+    values = np.zeros(size, np.float32)
+    values[0] = np.float32(1e-44)  # subnormal: its step (over 65,535 levels) is zero in float32
+    values[1] = np.float32(3e-45)
+    for seed in (0, 7):
+        storage.encode("sum", slots, base, -1, values, seed=seed)
+        decoded = np.ones(size, np.float32)
+        storage.decode("sum", slots, base, decoded)
+        assert not decoded.any()
+    values[0] = 1.0  # a row with a normal largest value keeps its place
+    storage.encode("sum", slots, base, -1, values)
+    storage.decode("sum", slots, base, decoded)
+    assert decoded[0] == 1.0
+
+
 def test_one_thread_or_two_give_the_same_bits():
     import numba
 

@@ -124,13 +124,13 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                     top = abs(x)
             row = row_base[s] + a
             dst = slot_offset[s] + a * width
-            if top == 0.0 or not finite:
+            step = np.float32(top / levels)
+            if step == 0.0 or not finite:  # (a row whose step underflows float32, below 1e-41, is zero)
                 bad += 0 if finite else 1
                 scale[row] = 0.0
                 for b in range(width):
                     q[dst + b] = 0
                 continue
-            step = np.float32(top / levels)
             scale[row] = step
             inv = 1.0 / np.float64(step)
             for b in range(width):
