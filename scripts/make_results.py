@@ -42,6 +42,11 @@ COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv", 
     f"{name}.{ext}" for name in ("pat_snow_break", "ev_by_hand", "convergence") for ext in ("png", "svg")]
 OPTIONAL = ["certified.csv"]  # a run certified during its solve (--certify-every): the certified curve
 CHART_GLOBS = ("draws_*.png", "draws_*.svg", "betting_*.png", "betting_*.svg")  # a file per draw, round and seat
+# results/ folders that ship a compact strategy (README, "Compact strategies"), made by `badugi compact`
+# with these options into runs/NAME-compact, certified, and copied into results/NAME/compact when its
+# parts come to at most COMPACT_LIMIT bytes in all
+COMPACT = {"triple-draw-cap4": ["--bits", "8"]}
+COMPACT_LIMIT = 100_000_000
 
 
 SOLVING = [0.0]  # seconds this run spent solving (the README's chart time leaves them out)
@@ -91,7 +96,36 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
     optional = [name for name in OPTIONAL if (run_dir / name).is_file()]
     for file in COPIED + optional + [p.name for pattern in CHART_GLOBS for p in sorted(run_dir.glob(pattern))]:
         shutil.copy2(run_dir / file, target / file)
+    if name in COMPACT:
+        publish_compact(run_dir, name)
     return True
+
+
+def publish_compact(run_dir: Path, name: str) -> None:
+    """Make (unless current: the run's iteration, certified) and publish the run's compact strategy."""
+    compact_dir = run_dir.parent / f"{name}-compact"
+    manifest_path = compact_dir / "compact.json"
+    iteration = json.loads((run_dir / "summary.json").read_text())["iterations"]
+
+    def current() -> bool:
+        if not manifest_path.is_file():
+            return False
+        manifest = json.loads(manifest_path.read_text())
+        return manifest.get("iteration") == iteration and "certificate" in manifest
+
+    if not current():
+        badugi("compact", str(run_dir), "--out", str(compact_dir), "--force", *COMPACT[name])
+    manifest = json.loads(manifest_path.read_text())
+    target = ROOT / "results" / name / "compact"
+    if manifest["bytes"] > COMPACT_LIMIT:
+        print(f"{name}: its compact strategy is {manifest['bytes'] / 1e6:.0f} MB, more than "
+              f"{COMPACT_LIMIT / 1e6:.0f} MB: not published (results/{name}/compact left as it was)")
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    for old in target.glob("compact.*"):
+        old.unlink()
+    for file in ["compact.json"] + [part["file"] for part in manifest["parts"]]:
+        shutil.copy2(compact_dir / file, target / file)
 
 
 # results/ folders whose charts come from a solve's tables, and the game of those without a summary.json
@@ -189,6 +223,18 @@ def describe_game(name: str) -> str:
         lines += ["", f"![draws](./{name}/draws.png)", "", f"![betting](./{name}/betting.png)"]
     lines += ["", f"![pat, snow, break](./{name}/pat_snow_break.png) ![ev](./{name}/ev_by_hand.png)", "",
               f"![convergence](./{name}/convergence.png)", ""]
+    compact_manifest = ROOT / "results" / name / "compact" / "compact.json"
+    if compact_manifest.is_file():
+        m = json.loads(compact_manifest.read_text())
+        certificate = m.get("certificate", {}).get("exploitability_mbb")
+        lines += [f"**Play and study it without solving**: `{name}/compact/` is the compact strategy "
+                  f"({m['bytes'] / 1e6:.1f} MB in {len(m['parts'])} part(s) of at most 50 MB; {m['bits']}-bit "
+                  f"probabilities; {m['rows_kept']:,} of {m['rows']:,} rows kept, those its own play reaches at least "
+                  f"{m['min_reach']:g} of the time)"
+                  + (f", certified at full resolution at **{certificate:.1f} mbb/hand** as it plays (the full "
+                     f"strategy file: {m['full_exploitability_mbb']:.1f})" if certificate is not None else "")
+                  + f". `badugi show results/{name}/compact --history ck/ --hand 7h5d4c3s`, "
+                  f"`badugi match results/{name}/compact rule`, `badugi explore results/{name}/compact` read it.", ""]
     return "\n".join(lines)
 
 

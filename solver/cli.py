@@ -749,8 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="drop rows a seat's own play reaches less often than this (default 1e-7; 0 keeps all)")
     p.add_argument("--part-mb", type=float, metavar="MB", action=_InRange, low=0.001, high=50.0,
                    help="at most this many MB a part file (default 50)")
-    p.add_argument("--bits", type=int, choices=(8, 16), default=8,
-                   help="bits a probability (default 8: 255ths; 16 for a strategy closer than about 1 mbb/hand)")
+    p.add_argument("--bits", type=int, choices=(4, 5, 6, 7, 8, 16), default=8,
+                   help="bits a probability (default 8: 255ths; 4 to 7 for fewer levels and a smaller file, 16 for "
+                   "a strategy closer than about 1 mbb/hand)")
     p.add_argument("--no-certify", action="store_true",
                    help="skip the certificate (the exact best response to the compact strategy; minutes at cap 4)")
     p.add_argument("--force", action="store_true", help="replace a compact strategy already in --out")

@@ -175,3 +175,16 @@ def test_the_command_line_makes_one_that_show_and_match_read(run, tmp_path, caps
 
     match = play_match(None, str(out), "random", hands=20_000, seed=3)
     assert match.mbb - match.ci95 > 0
+
+
+def test_fewer_bits_from_the_command_line_round_to_fewer_levels(run, tmp_path):
+    """``--bits 5``: every kept probability is a multiple of 1/31 and the file is no bigger than
+    8 bits'; a width the format does not have is refused by the parser."""
+    five, eight = tmp_path / "5", tmp_path / "8"
+    for out, bits in ((five, "5"), (eight, "8")):
+        assert main(["compact", str(run), "--out", str(out), "--min-reach", "0", "--bits", bits, "--no-certify"]) == 0
+    manifest = compact.read_manifest(five)
+    assert manifest["bits"] == 5 and manifest["bytes"] <= compact.read_manifest(eight)["bytes"]
+    probabilities = load_strategy(five).probabilities
+    assert np.allclose(np.round(probabilities * 31), probabilities * 31, atol=1e-4)
+    assert main(["compact", str(run), "--out", str(tmp_path / "12"), "--bits", "12"]) == 2

@@ -399,8 +399,11 @@ def test_stopping_rules(tmp_path):
 def test_memory_plan_refuses_a_solve_that_cannot_fit():
     with pytest.raises(SolveTooLarge, match="does not fit|more than this machine"):
         Engine(load_preset("triple-draw").at_full_resolution())
-    # The preset fits only streamed: the built-tree engine says so rather than build 242 million nodes.
+    # The preset fits only streamed: the built-tree engine says so rather than build 242 million nodes
+    # (in float32; the preset's own 16-bit storage is the streamed solver's alone).
     with pytest.raises(SolveTooLarge, match="streamed"):
+        Engine(dataclasses.replace(load_preset("triple-draw"), storage_bits=32))
+    with pytest.raises(ValueError, match="16-bit storage is the streamed"):
         Engine(load_preset("triple-draw"))
 
 

@@ -20,7 +20,8 @@ from solver.game.config import load_preset  # noqa: E402
 buckets = int(sys.argv[3]) if len(sys.argv) > 3 else 32
 rule = sys.argv[4] if len(sys.argv) > 4 else "1d"
 config = dataclasses.replace(load_preset("triple-draw"), cap=int(sys.argv[1]), buckets=(buckets,) * 4,
-                             recall=int(rule.rstrip("d")), remember_draws=rule.endswith("d"))
+                             recall=int(rule.rstrip("d")), remember_draws=rule.endswith("d"),
+                             storage_bits=32)
 engine = AbstractEngine(config)
 engine.run_iterations(2)
 t0 = time.perf_counter()

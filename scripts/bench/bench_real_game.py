@@ -62,6 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import numba  # noqa: E402
 
 from solver.cfr.abstract import AbstractEngine  # noqa: E402
+from solver.cfr.solve import make_engine  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
 
 
@@ -77,7 +78,7 @@ def recall_study(buckets_list, recalls, checkpoints, preset: str = "double-draw"
     for buckets in buckets_list:
         for recall in recalls:
             config = dataclasses.replace(base, buckets=(buckets,) * base.rounds, recall=int(recall[0]),
-                                         remember_draws=recall.endswith("d"))
+                                         remember_draws=recall.endswith("d"), storage_bits=32)
             t0 = time.perf_counter()
             engine = AbstractEngine(config)
             setup = time.perf_counter() - t0
@@ -143,7 +144,7 @@ def plot_curve(rows, path: Path) -> list[Path]:
 def triple() -> dict:
     config = load_preset("triple-draw")
     t0 = time.perf_counter()
-    engine = AbstractEngine(config)
+    engine = make_engine(config, streamed=True)  # the preset's storage (16 bits)
     setup = time.perf_counter() - t0
     _say(f"{config.describe()}: set up in {setup:.1f} s; {engine.layout.n_entries:,} entries")
     t0 = time.perf_counter()
@@ -217,7 +218,9 @@ def entries_study(scale: float, warm: int, rounds: int, preset: str = "triple-dr
     compiled first (the best response on a tiny game: the same types)."""
     from solver.cfr.streamed import NO_CUT_ENTRIES, StreamedWalker, cut_entries
 
-    base = load_preset(preset)
+    base = dataclasses.replace(load_preset(preset), storage_bits=32)  # the walker below reads float32 sums
+    if preset == "triple-draw":  # the preset's buckets when this was measured (2026-12-02; 64 a round: 26.7 GiB)
+        base = dataclasses.replace(base, buckets=(64, 64, 40, 32))
     config = dataclasses.replace(base, buckets=tuple(max(1, round(b * scale)) for b in base.buckets))
     tiny = AbstractEngine(dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1,
                                               remember_draws=True))

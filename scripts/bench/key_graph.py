@@ -39,7 +39,7 @@ def one(cap: int, buckets: int, recall: int, draws: bool, iterations: int) -> di
     from solver.game.config import load_preset
 
     config = dataclasses.replace(load_preset("triple-draw"), cap=cap, buckets=(buckets,) * 4, recall=recall,
-                                 remember_draws=draws)
+                                 remember_draws=draws, storage_bits=32)
     engine = AbstractEngine(config, pruned=False)
     engine.run_iterations(1)
     t0 = time.perf_counter()

@@ -64,9 +64,10 @@ def main(argv=None) -> int:
         data["summary"] = {k: s.get(k) for k in ("game", "algorithm", "iterations", "seconds", "exploitability_mbb",
                                                   "abstract_exploitability_mbb", "game_value_mbb", "br_button_mbb",
                                                   "br_big_blind_mbb", "certificate_seconds", "memory_bytes",
-                                                  "threads", "stopped_by")}
+                                                  "threads", "stopped_by", "peak_rss_bytes")}
     peaks = [s["peak_rss_bytes"] for s in data["segments"] if s["peak_rss_bytes"]]
-    data["peak_rss_bytes"] = max(peaks) if peaks else None
+    # GNU time's peaks where the logs have them, else the solve's own (summary.json's peak_rss_bytes)
+    data["peak_rss_bytes"] = max(peaks) if peaks else data.get("summary", {}).get("peak_rss_bytes")
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
