@@ -550,7 +550,7 @@ def render() -> str:
                         "mistakes) that abstraction has about 2e10 strategy entries at 128 buckets (the full "
                         "resolution's 1.9 TiB times 128/1,092: some 230 GiB at 12 bytes an entry; 128 "
                         "buckets with the preset's recall, 52 GiB), beyond this machine: the preset's "
-                        "abstraction (64/64/40/32 buckets, older rounds' betting forgotten) stays above 25 "
+                        "abstraction (64 buckets a round, older rounds' betting forgotten) stays above 25 "
                         "at any number of iterations.", ""]
     out += cap4_rows()
     out += rerun_rows()
