@@ -43,8 +43,8 @@ COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv", 
 OPTIONAL = ["certified.csv"]  # a run certified during its solve (--certify-every): the certified curve
 CHART_GLOBS = ("draws_*.png", "draws_*.svg", "betting_*.png", "betting_*.svg")  # a file per draw, round and seat
 # results/ folders that ship a compact strategy (README, "Compact strategies"), made by `badugi compact`
-# with these options into runs/NAME-compact, certified, and copied into results/NAME/compact when its
-# parts come to at most COMPACT_LIMIT bytes in all
+# with these options into runs/NAME-compact and, when its parts come to at most COMPACT_LIMIT bytes in
+# all, certified and copied into results/NAME/compact
 COMPACT = {"triple-draw-cap4": ["--bits", "8"]}
 COMPACT_LIMIT = 100_000_000
 
@@ -102,25 +102,29 @@ def solve_and_publish(preset: str, run_dir: Path, stop: list[str], name: str) ->
 
 
 def publish_compact(run_dir: Path, name: str) -> None:
-    """Make (unless current: the run's iteration, certified) and publish the run's compact strategy."""
+    """Make the run's compact strategy (unless one of its iteration is there), and when its parts
+    fit in COMPACT_LIMIT, certify it (unless certified) and publish it: the certificate (minutes
+    at cap 4) is not spent on a file that will not be published."""
+    from solver.cfr.compact_file import read_manifest
+    from solver.cfr.files import CheckpointError
+    from solver.tables.compact import certify
+
     compact_dir = run_dir.parent / f"{name}-compact"
-    manifest_path = compact_dir / "compact.json"
     iteration = json.loads((run_dir / "summary.json").read_text())["iterations"]
-
-    def current() -> bool:
-        if not manifest_path.is_file():
-            return False
-        manifest = json.loads(manifest_path.read_text())
-        return manifest.get("iteration") == iteration and "certificate" in manifest
-
-    if not current():
-        badugi("compact", str(run_dir), "--out", str(compact_dir), "--force", *COMPACT[name])
-    manifest = json.loads(manifest_path.read_text())
-    target = ROOT / "results" / name / "compact"
+    try:
+        manifest = read_manifest(compact_dir)
+    except CheckpointError:
+        manifest = None
+    if manifest is None or manifest["iteration"] != iteration:
+        badugi("compact", str(run_dir), "--out", str(compact_dir), "--force", "--no-certify", *COMPACT[name])
+        manifest = read_manifest(compact_dir)
     if manifest["bytes"] > COMPACT_LIMIT:
         print(f"{name}: its compact strategy is {manifest['bytes'] / 1e6:.0f} MB, more than "
               f"{COMPACT_LIMIT / 1e6:.0f} MB: not published (results/{name}/compact left as it was)")
         return
+    if "certificate" not in manifest:
+        manifest = certify(compact_dir, say=print)
+    target = ROOT / "results" / name / "compact"
     target.mkdir(parents=True, exist_ok=True)
     for old in target.glob("compact.*"):
         old.unlink()
