@@ -188,3 +188,30 @@ def test_fewer_bits_from_the_command_line_round_to_fewer_levels(run, tmp_path):
     probabilities = load_strategy(five).probabilities
     assert np.allclose(np.round(probabilities * 31), probabilities * 31, atol=1e-4)
     assert main(["compact", str(run), "--out", str(tmp_path / "12"), "--bits", "12"]) == 2
+
+
+def test_the_committed_cap4_compact_strategy_is_whole_small_and_certified_close_to_the_full_file():
+    """results/triple-draw-cap4/compact (what users play without solving): every part is the bytes
+    its manifest names, at most 50 MB each and 100 MB in all, of the committed solve (its preset, its
+    iteration, its certificate), and its own certificate is within 2% of the full file's."""
+    import hashlib
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "results" / "triple-draw-cap4"
+    manifest = compact.read_manifest(folder / "compact")
+    summary = json.loads((folder / "summary.json").read_text())
+    blob = b""
+    for part in manifest["parts"]:
+        piece = (folder / "compact" / part["file"]).read_bytes()
+        assert len(piece) == part["bytes"] <= 50_000_000
+        assert hashlib.sha256(piece).hexdigest() == part["sha256"]
+        blob += piece
+    assert len(blob) == manifest["bytes"] <= 100_000_000 and hashlib.sha256(blob).hexdigest() == manifest["sha256"]
+    from solver.game.config import GameConfig
+    import tomllib
+
+    assert GameConfig.from_dict(tomllib.loads(manifest["config_toml"]), "compact.json") == load_preset("triple-draw")
+    assert manifest["iteration"] == summary["iterations"]
+    assert manifest["full_exploitability_mbb"] == pytest.approx(summary["exploitability_mbb"], rel=1e-9)
+    certified = manifest["certificate"]["exploitability_mbb"]
+    assert certified == pytest.approx(manifest["full_exploitability_mbb"], rel=0.02)
