@@ -19,12 +19,18 @@ TINY_DD_CAP2 = dataclasses.replace(load_preset("tiny-double-draw"), cap=2)
 TINY_TRIPLE_CAP2 = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, cap=2, bets=(1.0, 1.0, 2.0, 2.0))
 
 
-def _kept_betting(rule: str, betting: str) -> tuple:
+def _kept_betting(rule: str, betting: str, index: int) -> tuple:
     """What ``rule`` keeps of one older round's betting, from its history text alone."""
     if rule == "forget":
         return ()
     if rule == "bets":
         return (betting.count("b") + betting.count("r"),)  # the big blind's blind is no bet of his
+    if rule == "last":
+        # Seats alternate within a round: the button (seat 0) opens the first, the big blind
+        # (seat 1) every later one; the seat of the last bet or raise, or nobody.
+        first = 0 if index == 0 else 1
+        bettors = [(first + i) % 2 for i, a in enumerate(betting) if a in "br"]
+        return (bettors[-1] if bettors else None,)
     raise AssertionError(f"no independent key for rule {rule!r}: add one here")
 
 
@@ -46,7 +52,8 @@ def test_rule_slots_are_the_histories_it_remembers(config, rule, draws):
             r = int(tree.round[node])
             done = [(parts[2 * k], parts[2 * k + 1]) for k in range(r)]  # (betting, draws) of finished rounds
             kept = tuple(done[::-1][:recall])
-            older = tuple(_kept_betting(rule, bet) + ((d,) if draws else ()) for bet, d in done[::-1][recall:])
+            older = tuple(_kept_betting(rule, bet, r - 1 - k) + ((d,) if draws else ())
+                          for k, (bet, d) in enumerate(done[::-1]) if k >= recall)
             key = (r, round(float(tree.pot[node]), 9), kept, older, int(tree.phase[node]))
             slot = int(layout.slot_of[node])
             assert slot_of_key.setdefault(key, slot) == slot
@@ -144,8 +151,10 @@ def test_the_plan_counts_the_key_graph_of_a_built_tree(recall, draws, rule):
     assert plan.key_states == layout.n_slots == len(np.unique(layout.slot_of[decisions]))
     if recall == game.draws:
         assert plan.key_states == int(decisions.sum())
-    else:
+    elif rule == "forget":
         assert plan.key_states < int(decisions.sum())
+    else:  # (at cap 2, who bet last and the pot can tell every history apart: fewer or as many)
+        assert plan.key_states <= int(decisions.sum())
     assert plan.to_json()["key_states_by_round"] == list(plan.key_states_by_round)
 
 

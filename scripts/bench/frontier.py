@@ -7,8 +7,8 @@
 
 ``run``: each point is an abstraction of the game (``BUCKETS:RULE``): ``BUCKETS`` one count
 for every round or one per round (``64/64/128``), ``RULE`` the rounds remembered, then ``d``
-to keep every older round's draw counts and ``b`` to keep its number of bets
-(``older_betting = "bets"``; see :mod:`solver.game.history`), and ``@16`` for 16-bit storage. Each is solved in its abstract
+to keep every older round's draw counts, ``b`` to keep its number of bets
+(``older_betting = "bets"``) or ``l`` who bet last in it (``"last"``; see :mod:`solver.game.history`), and ``@16`` for 16-bit storage. Each is solved in its abstract
 game (:class:`solver.cfr.abstract.AbstractEngine`, the default algorithm, pruned walks) and
 checked every ``--step`` iterations: its abstract exploitability and its certificate (the exact
 best response at full resolution). A point is *converged* when what remains is the
@@ -54,13 +54,13 @@ def parse_point(spec: str, rounds: int) -> dict:
         flags = rule[1:]
     except (ValueError, IndexError):
         raise SystemExit(f"frontier: a point is BUCKETS:RULE (e.g. 64:1d or 64/64/128:2), got {spec!r}") from None
-    if set(flags) - set("db") or len(buckets) not in (1, rounds):
-        raise SystemExit(f"frontier: {spec!r}: RULE is the rounds remembered then 'd' and/or 'b'; "
+    if set(flags) - set("dbl") or {"b", "l"} <= set(flags) or len(buckets) not in (1, rounds):
+        raise SystemExit(f"frontier: {spec!r}: RULE is the rounds remembered then 'd' and one of 'b' or 'l'; "
                          f"BUCKETS one count or {rounds}")
     if bits not in ("", "16", "32"):
         raise SystemExit(f"frontier: {spec!r}: a point's storage is @16 or @32")
     return {"buckets": buckets * rounds if len(buckets) == 1 else buckets, "recall": recall,
-            "remember_draws": "d" in flags, "older_betting": "bets" if "b" in flags else "forget",
+            "remember_draws": "d" in flags, "older_betting": "bets" if "b" in flags else "last" if "l" in flags else "forget",
             "storage_bits": int(bits or 32)}
 
 
@@ -186,7 +186,7 @@ def plot(paths, out: Path) -> list[Path]:
     ax.set_yscale("log")
     ax.set_xlabel("strategy entries of the abstraction (log)")
     ax.set_ylabel("certified exploitability at convergence (mbb/hand, log)")
-    ax.set_title("The abstraction frontier: points BUCKETS:RULE (rounds remembered; d draws, b bets kept)")
+    ax.set_title("The abstraction frontier: points BUCKETS:RULE (rounds remembered; d draws, b bets, l last bettor kept)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()

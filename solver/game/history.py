@@ -52,10 +52,24 @@ def _number_of_bets(template, bet: float) -> np.ndarray:
     return np.rint((template.outcome_contrib - max(template.start_contrib)) / bet).astype(np.int64)
 
 
+def _last_bettor(template, bet: float) -> np.ndarray:
+    """Who bet or raised last in the round: 0 if nobody did (checked through, or the big blind's
+    option checked), 1 + the seat otherwise (the seat that did not call at the round's end)."""
+    from .rounds import CONTINUE  # (here, not above: the game's modules read this one's names)
+
+    out = np.zeros(template.n_outcomes, np.int64)
+    position, action = np.nonzero(template.kind == CONTINUE)
+    caller = template.seat[position].astype(np.int64)
+    raised = template.contrib[position, action, 0] > max(template.start_contrib) + 1e-9
+    out[template.target[position, action]] = np.where(raised, 2 - caller, 0)
+    return out
+
+
 # One row per rule; the first is the default (and what files written before rules existed did).
 BETTING_RULES: dict[str, BettingRule] = {
     "forget": BettingRule("", _forget),
     "bets": BettingRule("the number of bets", _number_of_bets),
+    "last": BettingRule("who bet last", _last_bettor),
 }
 DEFAULT_BETTING = "forget"
 
