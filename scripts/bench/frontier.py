@@ -186,7 +186,8 @@ def plot(paths, out: Path) -> list[Path]:
     ax.set_yscale("log")
     ax.set_xlabel("strategy entries of the abstraction (log)")
     ax.set_ylabel("certified exploitability at convergence (mbb/hand, log)")
-    ax.set_title("The abstraction frontier: points BUCKETS:RULE (rounds remembered; d draws, b bets, l last bettor kept)")
+    ax.set_title("The abstraction frontier\npoints BUCKETS:RULE (rounds remembered; older rounds' d draws, "
+                 "b bets, l last bettor kept)", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
