@@ -168,3 +168,26 @@ def test_plan_prints_key_states_beside_public_nodes(capsys, tmp_path):
     plan = GameSetup(game).plan
     assert f"{plan.key_states:,} decisions told apart" in line
     assert f"{sum(plan.counts.decisions_by_round):,} decision nodes" in line
+
+
+@pytest.mark.parametrize("recall,draws", [(1, True), (2, False), (2, True)])
+def test_the_plan_holds_the_rules_key_table_and_its_slots_arrays(recall, draws, monkeypatch):
+    """The memory plan counts what a recall layout itself holds: its dense key table (one slot per
+    history key, as many as the built table has) and its slots' arrays (a cap-4 solve with recall
+    2 and every draw count peaked 4.9 GB above a plan that left them out)."""
+    from solver.game import plan as plan_module
+    from solver.game.layout import recall_sizes_by_round
+    from solver.game.rounds import RoundTemplates
+
+    game = dataclasses.replace(TINY_TRIPLE_CAP2, recall=recall, remember_draws=draws)
+    setup = GameSetup(game)
+    layout = setup.layout
+    sizes = recall_sizes_by_round(RoundTemplates.of(game), recall, draws)
+    assert sizes.codes == len(layout.rule.code_slot)
+    built = layout.rule.code_slot.nbytes + sum(getattr(layout, name).nbytes for name in
+                                               ("slot_offset", "slot_round", "slot_seat", "slot_kind", "slot_actions"))
+    counted = plan_module.RULE_CODE_BYTES * sizes.codes + plan_module.KEY_STATE_BYTES * layout.n_slots
+    assert built <= counted
+    monkeypatch.setattr(plan_module, "RULE_CODE_BYTES", 0)
+    monkeypatch.setattr(plan_module, "KEY_STATE_BYTES", 0)
+    assert setup.plan.bytes - plan_module.plan_solve(game).bytes == counted

@@ -463,6 +463,7 @@ class RecallSizes(NamedTuple):
 
     rows: list[int]         # action rows
     key_states: list[int]   # decision states: the round's keys times its phases (one slot each)
+    codes: int = 0          # entries of the rule's dense key table (``RecallRule.code_slot``)
 
 
 def recall_sizes_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False,
@@ -473,7 +474,7 @@ def recall_sizes_by_round(templates: RoundTemplates, recall: int, remember_draws
     h1 = templates.config.hand_size + 1
     rows, states = [], []
     older_code, older = older_codes(templates, recall, remember_draws, older_betting)
-    _checked_code_sizes(templates, recall, older)
+    codes = sum(_checked_code_sizes(templates, recall, older))
     for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older_code, older))):
         per_key = int(template.n_actions.astype(np.int64).sum())
         phases = template.n_positions
@@ -482,7 +483,7 @@ def recall_sizes_by_round(templates: RoundTemplates, recall: int, remember_draws
             phases += template.n_outcomes * (1 + h1)
         rows.append(len(keys) * per_key)
         states.append(len(keys) * phases)
-    return RecallSizes(rows, states)
+    return RecallSizes(rows, states, codes)
 
 
 def config_row_maps(config, n_states: int) -> np.ndarray | None:

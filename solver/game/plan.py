@@ -40,6 +40,8 @@ QUANTIZED_LOCAL_BYTES = 8      # a thread's float32 buffers of the cut group it 
 # the real one once it has grouped the cuts (solver/cfr/quantized.py).
 LARGEST_GROUP_SHARE = 0.05
 WORK_ALLOWANCE = 64 << 20    # traversal buffers, transition tables, Python overhead
+RULE_CODE_BYTES = 8          # a recall rule's dense key table: the slot of each history key (int64)
+KEY_STATE_BYTES = 24         # a slot's layout arrays (its offset, round, seat, kind, actions) and its cut group
 BUILD_BYTES_PER_NODE = 64    # peak while the tree is generated (measured: 43 on double draw)
 # Seconds per (public node, value class) and thread of a best-response and of an evaluate walk
 # (measured on triple draw at cap 4 on this project's 2-core machine).
@@ -245,6 +247,9 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
     # (16-bit storage is the streamed abstract solver's.)
     streamed = config.abstract_game_ready and (config.storage_bits == 16 or max(
         on_built_tree, counts.nodes * BUILD_BYTES_PER_NODE) > 0.75 * machine)
+    # A recall rule's key table and its slots' arrays (1.8 GB and 1.3 GB for recall 2 with every
+    # draw count at cap 4, where the entries' storage is 18.8 GB: measured peak 23.7 GB)
+    layout_bytes = 0 if sizes is None else sizes.codes * RULE_CODE_BYTES + sum(sizes.key_states) * KEY_STATE_BYTES
     if streamed:
         # the trunk and one shape, and per thread one cut's arrays; a regret delta of the storage;
         # the storage entry of every decision node (found once for every walk)
@@ -264,6 +269,7 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
         per_entry = BYTES_PER_ENTRY
     full = (counts.betting_rows + counts.draw_rows) * states * BYTES_PER_ENTRY + counts.nodes * BYTES_PER_NODE \
         + WORK_ALLOWANCE
+    fixed += layout_bytes
     return SolvePlan(config, counts, states, counts.betting_nodes * states, storage, int(storage * per_entry + fixed),
                      machine, full, streamed, built if streamed else 0, threads,
                      () if sizes is None else tuple(sizes.key_states), group_buffers)
