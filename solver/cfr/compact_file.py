@@ -116,6 +116,24 @@ def kind_name(kind) -> str:
     return {str: "text", int: "an integer", list: "a list"}.get(kind, "a number")
 
 
+def read_parts(directory: Path, manifest: dict) -> bytes:
+    """The compressed file a manifest's parts make, each part's size and SHA-256 checked and the
+    whole's; CheckpointError naming a part missing or damaged."""
+    pieces = []
+    for part in manifest["parts"]:
+        path = directory / part["file"]
+        if not path.is_file():
+            raise CheckpointError(f"{path} is missing: a compact strategy needs every part its manifest names")
+        piece = path.read_bytes()
+        if len(piece) != part["bytes"] or hashlib.sha256(piece).hexdigest() != part["sha256"]:
+            raise CheckpointError(f"{path} is damaged: its bytes are not those its manifest names")
+        pieces.append(piece)
+    blob = b"".join(pieces)
+    if hashlib.sha256(blob).hexdigest() != manifest["sha256"]:
+        raise CheckpointError(f"{directory / COMPACT_NAME}: its parts do not make the file it names")
+    return blob
+
+
 def read_compact(directory: str | Path) -> StrategyFile:
     """The compact strategy in ``directory``, its parts checked and its probabilities expanded
     (kept rows their 255ths or 65,535ths, dropped rows uniform over legal actions, as walks play empty rows);
@@ -125,18 +143,7 @@ def read_compact(directory: str | Path) -> StrategyFile:
     where = directory / COMPACT_NAME
     try:
         config = GameConfig.from_dict(tomllib.loads(manifest["config_toml"]), str(where))
-        pieces = []
-        for part in manifest["parts"]:
-            path = directory / part["file"]
-            if not path.is_file():
-                raise CheckpointError(f"{path} is missing: a compact strategy needs every part its manifest names")
-            piece = path.read_bytes()
-            if len(piece) != part["bytes"] or hashlib.sha256(piece).hexdigest() != part["sha256"]:
-                raise CheckpointError(f"{path} is damaged: its bytes are not those its manifest names")
-            pieces.append(piece)
-        blob = b"".join(pieces)
-        if hashlib.sha256(blob).hexdigest() != manifest["sha256"]:
-            raise CheckpointError(f"{where}: its parts do not make the file it names")
+        blob = read_parts(directory, manifest)
         with np.load(io.BytesIO(lzma.decompress(blob)), allow_pickle=False) as data:
             members = {name: data[name] for name in data.files}
     except (KeyError, TypeError) as err:
