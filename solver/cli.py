@@ -433,10 +433,110 @@ def cmd_match(args: argparse.Namespace) -> int:
         if not args.json and total > done:
             print(f"  {2 * done:,} of {2 * total:,} hands", file=sys.stderr, flush=True)
 
+    if args.phh:
+        _check_phh_out(args.phh, args.force)
     result = play_match(config, args.a, args.b, args.hands, args.seed, progress=progress)
     if args.hands % 2:  # (said once the players are known good: an error comes alone)
         print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)
     print(json.dumps(result.to_json()) if args.json else result.describe())
+    if args.phh:
+        from .arena.match import match_histories
+        from .arena.phh import write_phhs
+
+        texts = match_histories(config, args.a, args.b, result.games, args.seed)
+        write_phhs(args.phh, texts)
+        print(f"wrote {args.phh} ({len(texts):,} hands, PHH)", file=sys.stderr)
+    return 0
+
+
+def _check_phh_out(out: str, force: bool) -> None:
+    if not out.endswith((".phh", ".phhs")):
+        raise CliError(f"--phh {out}: a hand history file ends in .phhs (several hands) or .phh (one)")
+    _check_out_file(out, force)
+
+
+DEFAULT_STRATEGY = "results/triple-draw-cap4/compact"
+
+
+def _default_strategy() -> str:
+    """The committed compact cap-4 strategy: under the working folder, else in this checkout."""
+    from pathlib import Path
+
+    for path in (Path(DEFAULT_STRATEGY), Path(__file__).resolve().parents[1] / DEFAULT_STRATEGY):
+        if path.is_dir():
+            return str(path)
+    raise CliError(f"no strategy given and the committed one ({DEFAULT_STRATEGY}) is not here: give --strategy "
+                   "DIR (a solve's output directory or a compact strategy)")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .arena.match import load_player
+    from .arena.play import play_session
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {args.out} is a file; give a directory for the hand histories")
+    if out.is_dir() and any(out.glob("hand-*.phh")) and not args.force:
+        raise CliError(f"--out {args.out} already holds hands: --force writes over them, or give another --out")
+    player = load_player(args.strategy or _default_strategy())
+    if player.config is None:
+        raise CliError("--strategy must be a solved strategy directory, not a baseline")
+
+    def write(text: str) -> None:
+        print(text, flush=True)
+
+    play_session(player, out, args.hands, args.seat, args.seed, args.samples, input, write)
+    return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from .arena.match import MatchGame, load_player
+    from .arena.phh import read_phh
+    from .arena.review import review_hands, to_csv, to_json, to_text
+    from abstractions.cards import Deck
+
+    for out in (args.json, args.csv):
+        if out and out != "-":
+            _check_out_file(out, args.force)
+    player = load_player(args.strategy or _default_strategy())
+    if player.config is None:
+        raise CliError("--strategy must be a solved strategy directory, not a baseline")
+    config = player.config.at_full_resolution()
+    histories = []
+    for f in args.files:
+        histories += read_phh(f, config)
+    for h in histories:
+        game = h.config
+        if (game.ranks, game.suits, game.hand_size, game.draws) != (config.ranks, config.suits, config.hand_size,
+                                                                       config.draws) \
+                or game.bets != config.bets or game.small_blind != config.small_blind:
+            raise CliError(f"{h.source}: the hand's game ({game.describe()}, blinds {game.small_blind:g}/1) is not the "
+                           f"strategy's ({config.describe()}, blinds {config.small_blind:g}/1)")
+    if not histories:
+        raise CliError("no hands in the files given")
+    hero = args.hero or "both"
+    if hero not in ("both", "p1", "p2") and not any(hero in h.players for h in histories):
+        raise CliError(f"--hero {hero}: no hand has a player of that name (p1 or p2 name a seat)")
+    review = review_hands(histories, player, MatchGame.of(config), hero, args.samples, args.seed)
+    deck = Deck(config.ranks, config.suits)
+    outputs = {"json": (args.json, to_json), "csv": (args.csv, to_csv)}
+    printed = False
+    for name, (out, render) in outputs.items():
+        if not out:
+            continue
+        text = render(review, deck)
+        if out == "-":
+            print(text)
+            printed = True
+        else:
+            from pathlib import Path
+
+            Path(out).write_text(text + ("\n" if not text.endswith("\n") else ""), encoding="utf-8")
+            print(f"wrote {out}", file=sys.stderr)
+    if not printed:
+        print(to_text(review, deck, per_hand=not args.summary))
     return 0
 
 
@@ -702,7 +802,56 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fixes the deals and mixed actions (default 0)")
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--phh", metavar="FILE", help="also write every hand played as a hand history (PHH; "
+                   "FILE.phhs), for badugi review or PokerKit")
+    p.add_argument("--force", action="store_true", help="replace the --phh file if it exists")
     p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("review", help="what each decision of hand histories (PHH) cost against a solved strategy",
+                       epilog="For every decision: the solution's mix for the hand held there, the action taken and "
+                              "its cost in big blinds\n(the solution's value of its mix minus its value of the action "
+                              "taken, the opponent's cards weighed by\nwhat the solution believes of them); then totals "
+                              "per player, betting and draws apart, and the worst decisions.\n\n"
+                              "examples:\n  badugi match results/triple-draw-cap4/compact rule --hands 1000 --phh "
+                              "hands.phhs\n  badugi review hands.phhs --hero rule --summary\n"
+                              "  badugi review hands.phhs --json review.json --csv review.csv\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+", metavar="FILE", help=".phh or .phhs hand histories (fixed-limit Badugi, "
+                   "heads-up)")
+    p.add_argument("--strategy", metavar="DIR", help="the solution (a solve's output or a compact strategy; default "
+                   "the committed cap-4 triple draw, results/triple-draw-cap4/compact)")
+    p.add_argument("--hero", help="review only this player's decisions (a name in the files, or p1 / p2); "
+                   "default both")
+    p.add_argument("--samples", type=int, default=128, action=_InRange, low=1, high=100_000,
+                   help="opponent hands sampled a decision (default 128; the standard error falls as its root)")
+    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0, help="fixes the sampling (default 0)")
+    p.add_argument("--summary", action="store_true", help="print only the totals and the worst decisions")
+    p.add_argument("--json", metavar="FILE", help="write every decision and the totals as JSON (- prints it)")
+    p.add_argument("--csv", metavar="FILE", help="write one row a decision as CSV (- prints it)")
+    p.add_argument("--force", action="store_true", help="replace --json/--csv files if they exist")
+    p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("play", help="play real Badugi in the terminal against a solved strategy",
+                       epilog="keys: the letter of an action (f k c b r), at a draw a count or the cards to throw "
+                              "(e.g. Kc7d),\n? for the solution's mix in the spot, q to stop; after a hand, r reviews "
+                              "it.\nEvery hand is written as DIR/hand-NNNN.phh.\n\n"
+                              "examples:\n  badugi play                       (the committed cap-4 strategy)\n"
+                              "  badugi play --strategy runs/single-draw --hands 10 --seat button --out my-hands\n"
+                              "      (then review them: badugi review my-hands/hand-*.phh --strategy runs/single-draw "
+                              "--hero you)\n",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--strategy", metavar="DIR", help="the opponent (a solve's output or a compact strategy; default "
+                   "the committed cap-4 triple draw, results/triple-draw-cap4/compact)")
+    p.add_argument("--hands", type=int, action=_InRange, low=1, help="stop after this many hands (default: until q)")
+    p.add_argument("--seat", choices=("alternate", "button", "big-blind"), default="alternate",
+                   help="your seat (default: alternate, the button first)")
+    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0, help="fixes the deals and the "
+                   "solver's mixed actions (default 0)")
+    p.add_argument("--out", default="hands", help="directory for the hand histories (default hands/)")
+    p.add_argument("--force", action="store_true", help="write over hands already in --out")
+    p.add_argument("--samples", type=int, default=128, action=_InRange, low=1, high=100_000,
+                   help="samples a decision when a hand is reviewed (default 128)")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("explore", help="an interactive page (one HTML file) to walk a strategy's game tree",
                        epilog="examples:\n  badugi explore runs/single-draw                 (runs/single-draw/explorer.html)\n"

@@ -113,6 +113,8 @@ def test_every_reader_of_a_strategy_refuses_a_damaged_one(run, damaged, tmp_path
                  ["exploit", str(damaged), "--against", "station", "--out", str(tmp_path / "exploit")],
                  ["exploit", str(run), "--against", str(damaged), "--out", str(tmp_path / "exploit2")],
                  ["compact", str(damaged), "--out", str(tmp_path / "compact")],
+                 ["review", str(tmp_path / "none.phhs"), "--strategy", str(damaged)],
+                 ["play", "--strategy", str(damaged), "--out", str(tmp_path / "hands")],
                  ["solve", "--preset", "tiny-single-draw", "--iterations", "2", "--lock", str(lock), "--out",
                   str(tmp_path / "locked"), "--quiet", "--no-charts"]):
         _refused(capsys, argv, path, "probabilities")
@@ -125,7 +127,8 @@ def test_every_subcommand_that_reads_a_strategy_is_covered():
     from solver.cli import build_parser
 
     commands = set(build_parser()._subparsers._group_actions[0].choices)
-    assert commands == {"eval", "solve", "show", "export", "plot", "match", "explore", "exploit", "compact", "plan"}
+    assert commands == {"eval", "solve", "show", "export", "plot", "match", "explore", "exploit", "compact", "plan",
+                        "review", "play"}
 
 
 def test_a_damaged_strategy_is_one_line_from_the_command_line(damaged):

@@ -469,7 +469,7 @@ def _run_examples(commands, cwd):
     for command in commands:
         small = _smaller(command) if not command.startswith("echo") else command
         proc = subprocess.run(["bash", "-c", small], capture_output=True, text=True, cwd=cwd, env=env,
-                              timeout=600)
+                              timeout=600, stdin=subprocess.DEVNULL)  # (badugi play: no keys, no hands)
         if proc.returncode != 0 or "Traceback" in proc.stderr:
             failed.append(f"{small}: exit {proc.returncode}: {proc.stderr.strip()[-300:]}")
     assert not failed, "\n".join(failed)

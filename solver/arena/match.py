@@ -194,7 +194,8 @@ def play_hand(game: MatchGame, deck, button: Player, big_blind: Player, seed: in
     payoff = np.empty(2)
     state = np.array([seed], dtype=np.uint64)
     path = np.zeros(64, np.uint8)
-    n = simulator.play_hand(deck, players, np.array([0, 1]), state, game.rules, hands, payoff, path)
+    n = simulator.play_hand(deck, players, np.array([0, 1]), state, game.rules, hands, payoff, path,
+                            np.zeros(0, np.int64))
     card_deck = Deck(cfg.ranks, cfg.suits)
     return HandRecord(history_of(bytes(path[:n]).decode()), [format_cards(sorted(h), card_deck) for h in hands.tolist()],
                       payoff.tolist())
@@ -332,3 +333,103 @@ def model_values(a: Player, b: Player, config: GameConfig | None = None) -> tupl
     as_button, _ = game.values(game.policy(a, (0,)), game.policy(b, (1,)))
     _, as_big_blind = game.values(game.policy(a, (1,)), game.policy(b, (0,)))
     return as_button, as_big_blind
+
+
+def hand_phh(game: MatchGame, deck, path: bytes, log: np.ndarray, names: list[str], final) -> str:
+    """The PHH text of a hand the simulator played from ``deck`` (its action labels ``path`` and
+    its draw ``log``; ``names`` and ``final`` hands by seat, button first)."""
+    from .phh import HandWriter, hand_text
+
+    cfg, rules = game.config, game.rules
+    hs = cfg.hand_size
+    w = HandWriter(cfg)
+    w.deal(1, deck[hs:2 * hs])
+    w.deal(0, deck[:hs])
+    ipos, fpos = np.zeros(4, np.int64), np.zeros(3)
+    records = np.zeros(max(cfg.draws, 1), np.int64)
+    simulator.start_position(rules.start_contrib, ipos, fpos, records)
+    at = 1
+    end = simulator.GOES_ON
+    for code in path:
+        rnd, phase = int(ipos[2]), int(ipos[3])
+        seat, is_draw = simulator.acting_seat(rules.n_pos, rules.n_out, rules.seat, rnd, phase)
+        seat = int(seat)
+        if is_draw:
+            a = code - 48
+            if a > 0:
+                if log[at] != seat or log[at + 1] != a:
+                    raise RuntimeError("the draw log does not follow the hand")  # a simulator bug
+                w.draw(seat, log[at + 2:at + 2 + a], log[at + 2 + a:at + 2 + 2 * a])
+                at += 2 + 2 * a
+            else:
+                w.draw(seat, [], [])
+            if seat == 0:
+                w.end_draws()
+        else:
+            labels = [chr(x) for x in rules.label[rnd, phase] if x]
+            a = labels.index(chr(code))
+            w.bet(seat, chr(code), float(rules.contrib[rnd, phase, a, seat]))
+        end = simulator.advance(ipos, fpos, records, a, rules)
+    if end == simulator.SHOWDOWN_REACHED:
+        # PokerKit's order: the last to bet or raise in the last round shows first, else the big blind.
+        first = _last_aggressor(path, game)
+        for seat in (first, 1 - first):
+            w.show(seat, final[seat])
+    return hand_text(cfg, names, w.actions)
+
+
+def _last_aggressor(path: bytes, game: MatchGame) -> int:
+    rules = game.rules
+    ipos, fpos = np.zeros(4, np.int64), np.zeros(3)
+    records = np.zeros(max(game.config.draws, 1), np.int64)
+    simulator.start_position(rules.start_contrib, ipos, fpos, records)
+    last = 1
+    for code in path:
+        rnd, phase = int(ipos[2]), int(ipos[3])
+        seat, is_draw = simulator.acting_seat(rules.n_pos, rules.n_out, rules.seat, rnd, phase)
+        if is_draw:
+            a = code - 48
+            last = 1
+        else:
+            labels = [chr(x) for x in rules.label[rnd, phase] if x]
+            a = labels.index(chr(code))
+            if chr(code) in "br":
+                last = int(seat)
+        simulator.advance(ipos, fpos, records, a, rules)
+    return last
+
+
+def match_histories(config: GameConfig | None, a: str | Player, b: str | Player, hands: int,
+                    seed: int = 0) -> list[str]:
+    """The PHH texts of the first ``hands`` games of the match ``play_match`` plays with the same
+    arguments (the same deals, seats and random streams), in its order: each deal with A on the
+    button, then in the big blind."""
+    from abstractions.random import mix, stream_seed
+
+    player_a = a if isinstance(a, Player) else load_player(a)
+    player_b = b if isinstance(b, Player) else load_player(b)
+    config = match_config([player_a, player_b], config)
+    game = MatchGame.of(config)
+    players = (game.player_arrays(player_a), game.player_arrays(player_b))
+    n_cards = config.ranks * config.suits
+    hs = config.hand_size
+    out = []
+    deck = np.empty(n_cards, np.int64)
+    hands_ = np.empty((2, hs), np.int64)
+    payoff = np.empty(2)
+    path = np.zeros(8 * (config.draws + 1) + 2 * config.draws + 2, np.uint8)
+    log = np.zeros(1 + 2 * (config.draws + 1) * (2 + 2 * hs), np.int64)
+    state = np.empty(1, np.uint64)
+    for g in range(hands):
+        i, seat_game = divmod(g, 2)
+        start = stream_seed(seed, i)
+        state[0] = start
+        deck[:] = np.arange(n_cards)
+        simulator.shuffle(deck, n_cards, state)
+        seat_player = np.array([seat_game, 1 - seat_game], np.int64)
+        state[0] = mix(start + np.uint64(seat_game + 1))
+        log[0] = 0
+        n = simulator.play_hand(deck, players, seat_player, state, game.rules, hands_, payoff, path, log)
+        names = [(player_a.name, player_b.name)[seat_player[s]] for s in (0, 1)]
+        out.append(hand_phh(game, deck.tolist(), bytes(path[:n]), log, names, hands_.tolist()))
+    return out

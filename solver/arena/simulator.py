@@ -124,6 +124,24 @@ def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
                            game.ranks, game.draws, state)
 
 
+@njit(cache=True)
+def action_probabilities(player, node, rnd, phase, pot, records, hand, game, out):
+    """A strategy player's probabilities at a decision point for ``hand`` into ``out[:n]``
+    (normalised; ``n`` the actions there, or the draw counts 0 to hand_size); returns ``n``."""
+    is_draw = phase >= game.n_pos[rnd]
+    n_act = len(hand) + 1 if is_draw else game.n_actions[rnd, phase]
+    value = hand_value(hand, game.suits, game.ranks, game.code_to_value)
+    start = strategy_entry(player, node, rnd, phase, pot, records) + player.layout.row_of[rnd, value]
+    stride = player.layout.row_width[rnd]
+    total = 0.0
+    for a in range(n_act):
+        out[a] = player.probabilities[start + a * stride]
+        total += out[a]
+    for a in range(n_act):
+        out[a] = out[a] / total if total > 0.0 else 1.0 / n_act
+    return n_act
+
+
 @njit(cache=True, inline="always")
 def baseline_action(code, rnd, phase, hand, n_pos, n_actions, labels, suits, ranks, draws, state):
     """The action index a baseline player (``code``: rule, station or random) picks; it needs only
@@ -175,7 +193,9 @@ def baseline_action(code, rnd, phase, hand, n_pos, n_actions, labels, suits, ran
 
 @njit(cache=True, inline="always")
 def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards):
-    """Replace ``d`` cards of ``hand`` in place; returns (stub position, stub size, muck size)."""
+    """Replace ``d`` cards of ``hand`` in place, the canonical discard (the lowest cards of the
+    hand's value kept); the cards thrown are ``discards[:d]``, the new ones ``hand[hand_size - d:]``.
+    Returns (stub position, stub size, muck size)."""
     hand_size = len(hand)
     keep = hand_size - d
     pick = (1 << hand_size) - 1
@@ -223,98 +243,179 @@ def _child_size(kinds, sizes, targets, draws, hand_size, rnd, phase, a):
     return 1
 
 
-@njit(cache=True, inline="always")
-def play_hand(deck, players, seat_player, state, game, hands, payoff, path):
-    """Play one hand from the deck order ``deck``; ``seat_player[s]`` is the index in ``players``
-    of the player in seat ``s`` (0 button, 1 big blind).
+# The cards of a hand being played: ``hands`` (2, hand_size) by seat, the ``stub`` and the ``muck``
+# (room for the deck each), ``piles`` = (stub position, stub size, muck size), ``discards`` (room
+# for a hand: work space).
+Cards = namedtuple("Cards", "hands stub muck piles discards")
 
-    Fills ``hands`` (final hands by seat), ``payoff`` (chips won by seat) and
-    ``path`` (the labels of the actions taken, as character codes, then zeros);
-    returns the number of actions.
+
+@njit(cache=True)
+def new_cards(n_cards, hand_size):
+    return Cards(np.empty((2, hand_size), np.int64), np.empty(n_cards, np.int64), np.empty(n_cards, np.int64),
+                 np.zeros(3, np.int64), np.empty(hand_size, np.int64))
+
+
+# A hand's public position, as the kernels keep it: ``ipos`` = (node id in the public tree, its
+# first child's id, round, phase), ``fpos`` = (pot when the round began, the button's and the big
+# blind's contributions), ``records`` = the earlier rounds' records, latest first. Positions
+# start at :func:`start_position` and move by :func:`advance` (:func:`_advance` on scalars).
+GOES_ON, FOLDED, SHOWDOWN_REACHED = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def start_position(start_contrib, ipos, fpos, records):
+    """The position before the first action: the blinds posted, the button to act."""
+    ipos[0], ipos[1], ipos[2], ipos[3] = 0, 1, 0, 0
+    fpos[0], fpos[1], fpos[2] = 0.0, start_contrib[0], start_contrib[1]
+    for k in range(len(records)):
+        records[k] = -1
+
+
+@njit(cache=True, inline="always")
+def acting_seat(n_pos_of, n_out_of, seats, rnd, phase):
+    """(seat to act, 1 if it is a draw) at a round's ``phase``."""
+    n_pos = n_pos_of[rnd]
+    if phase < n_pos:
+        return seats[rnd, phase], 0
+    return (1 if phase < n_pos + n_out_of[rnd] else 0), 1
+
+
+@njit(cache=True, inline="always")
+def _advance(node, first, rnd, phase, pot, c0, c1, records, a, game):
+    """The position after action ``a`` (an action index, or a draw count), as scalars: (node,
+    first, round, phase, pot, c0, c1, outcome), the outcome GOES_ON, FOLDED (the contributions
+    are the ones before the fold) or SHOWDOWN_REACHED; ``records`` are updated in place."""
+    kinds, sizes, targets, contribs = game.kind, game.sizes, game.target, game.contrib
+    n_actions, draws, hand_size = game.n_actions, game.draws, game.hand_size
+    n_pos, n_out = game.n_pos[rnd], game.n_out[rnd]
+    h1 = hand_size + 1
+    if phase < n_pos:
+        kind = kinds[rnd, phase, a]
+        if kind == FOLD:
+            return node, first, rnd, phase, pot, c0, c1, FOLDED
+        child_first = first + n_actions[rnd, phase]
+        for i in range(a):
+            child_first += _child_size(kinds, sizes, targets, draws, hand_size, rnd, phase, i) - 1
+        c0 = pot + contribs[rnd, phase, a, 0] if rnd > 0 else contribs[rnd, phase, a, 0]
+        c1 = pot + contribs[rnd, phase, a, 1] if rnd > 0 else contribs[rnd, phase, a, 1]
+        node, first = first + a, child_first
+        if kind == BET:
+            return node, first, rnd, targets[rnd, phase, a], pot, c0, c1, GOES_ON
+        if rnd < draws:
+            return node, first, rnd, n_pos + targets[rnd, phase, a], pot, c0, c1, GOES_ON  # the big blind's draw
+        return node, first, rnd, phase, pot, c0, c1, SHOWDOWN_REACHED
+    big_blind_draws = phase < n_pos + n_out
+    below_each = sizes[rnd + 1, 0] if not big_blind_draws else 1 + h1 * sizes[rnd + 1, 0]
+    node, first = first + a, first + h1 + a * (below_each - 1)
+    if big_blind_draws:
+        return node, first, rnd, n_pos + n_out + (phase - n_pos) * h1 + a, pot, c0, c1, GOES_ON
+    q = phase - n_pos - n_out
+    for k in range(len(records) - 1, 0, -1):
+        records[k] = records[k - 1]
+    records[0] = q * h1 + a
+    return node, first, rnd + 1, 0, c0, c0, c1, GOES_ON
+
+
+@njit(cache=True)
+def advance(ipos, fpos, records, a, game):
+    """Move a position (``ipos``, ``fpos``, ``records``) by action ``a``; returns the outcome."""
+    node, first, rnd, phase, pot, c0, c1, end = _advance(
+        ipos[0], ipos[1], ipos[2], ipos[3], fpos[0], fpos[1], fpos[2], records, a, game)
+    ipos[0], ipos[1], ipos[2], ipos[3] = node, first, rnd, phase
+    fpos[0], fpos[1], fpos[2] = pot, c0, c1
+    return end
+
+
+@njit(cache=True, inline="always")
+def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payoff, path, n_path, script, log):
+    """Play a hand on from a position to its end with the :data:`Cards` ``cards``: ``hands`` by
+    seat (0 button, 1 big blind), the stub ``stub[piles[0]:piles[1]]`` and the muck
+    ``muck[:piles[2]]``; ``seat_player[s]`` is
+    the index in ``players`` of the player in seat ``s``. The first ``len(script)`` decisions take
+    the script's actions (action indexes, draw counts); the players choose the rest.
+
+    Fills ``payoff`` (chips won by seat) and ``path[n_path:]`` (the labels of the actions taken,
+    as character codes); with a non-empty ``log``, each draw appends (seat, count, the cards
+    thrown, the cards taken) to ``log[1:]``, its length in ``log[0]``. Returns the path's length.
     """
+    hands, stub, muck, piles, discards = cards.hands, cards.stub, cards.muck, cards.piles, cards.discards
     # The game's arrays, unpacked once (see baseline_action).
     seats, labels, kinds, targets, contribs = game.seat, game.label, game.kind, game.target, game.contrib
     n_pos_of, n_out_of, n_actions, sizes = game.n_pos, game.n_out, game.n_actions, game.sizes
     suits, ranks, draws, code_to_value = game.suits, game.ranks, game.draws, game.code_to_value
-    n_cards = len(deck)
     hand_size = game.hand_size
-    h1 = hand_size + 1
-    stub = np.empty(n_cards, np.int64)
-    muck = np.empty(n_cards, np.int64)
-    discards = np.empty(hand_size, np.int64)
-    for s in range(2):
-        for i in range(hand_size):
-            hands[s, i] = deck[s * hand_size + i]
-    n_stub = n_cards - 2 * hand_size
-    for i in range(n_stub):
-        stub[i] = deck[2 * hand_size + i]
-    stub_pos = 0
-    n_muck = 0
-    records = np.full(max(draws, 1), -1, np.int64)
+    stub_pos, n_stub, n_muck = piles[0], piles[1], piles[2]
     codes = (players[seat_player[0]].code, players[seat_player[1]].code)
-    # The decision point: public node id and its first child's id, round, phase, pot level.
-    node, first, rnd, phase, pot = 0, 1, 0, 0, 0.0
-    c0, c1 = game.start_contrib[0], game.start_contrib[1]
-    n_path = 0
+    n_script = 0
+    node, first, rnd, phase = ipos[0], ipos[1], ipos[2], ipos[3]
+    pot, c0, c1 = fpos[0], fpos[1], fpos[2]
     while True:
-        n_pos, n_out = n_pos_of[rnd], n_out_of[rnd]
-        if phase < n_pos:
-            s = seats[rnd, phase]
-            if codes[s] == STRATEGY:
-                a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
-            else:
-                a = baseline_action(codes[s], rnd, phase, hands[s], n_pos_of, n_actions, labels, suits, ranks, draws,
-                                    state)
-            path[n_path] = labels[rnd, phase, a]
-            n_path += 1
-            n_act = n_actions[rnd, phase]
-            child_first = first + n_act
-            for i in range(a):
-                child_first += _child_size(kinds, sizes, targets, draws, hand_size, rnd, phase, i) - 1
-            kind = kinds[rnd, phase, a]
-            if kind == FOLD:
-                payoff[s] = -(c0 if s == 0 else c1)
-                payoff[1 - s] = c0 if s == 0 else c1
-                return n_path
-            c0 = pot + contribs[rnd, phase, a, 0] if rnd > 0 else contribs[rnd, phase, a, 0]
-            c1 = pot + contribs[rnd, phase, a, 1] if rnd > 0 else contribs[rnd, phase, a, 1]
-            node, first = first + a, child_first
-            if kind == BET:
-                phase = targets[rnd, phase, a]
-            elif rnd < draws:
-                phase = n_pos + targets[rnd, phase, a]  # the big blind's draw
-            else:
-                v0 = hand_value(hands[0], suits, ranks, code_to_value)
-                v1 = hand_value(hands[1], suits, ranks, code_to_value)
-                payoff[0] = c0 if v0 < v1 else (-c0 if v0 > v1 else 0.0)
-                payoff[1] = -payoff[0]
-                return n_path
-            continue
-        # A draw: the big blind's (then the button's), or the button's (then the next round).
-        big_blind_draws = phase < n_pos + n_out
-        s = 1 if big_blind_draws else 0
-        if codes[s] == STRATEGY:
+        s, is_draw = acting_seat(n_pos_of, n_out_of, seats, rnd, phase)
+        if n_script < len(script):
+            a = script[n_script]
+            n_script += 1
+        elif codes[s] == STRATEGY:
             a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
         else:
             a = baseline_action(codes[s], rnd, phase, hands[s], n_pos_of, n_actions, labels, suits, ranks, draws,
-                                    state)
-        path[n_path] = 48 + a
+                                state)
+        path[n_path] = 48 + a if is_draw else labels[rnd, phase, a]
         n_path += 1
-        if a > 0:
+        if is_draw and a > 0:
             stub_pos, n_stub, n_muck = _draw(hands[s], a, suits, stub, stub_pos, n_stub, muck, n_muck,
                                              state, discards)
-        below_each = sizes[rnd + 1, 0] if not big_blind_draws else 1 + h1 * sizes[rnd + 1, 0]
-        node, first = first + a, first + h1 + a * (below_each - 1)
-        if big_blind_draws:
-            phase = n_pos + n_out + (phase - n_pos) * h1 + a
-        else:
-            q = phase - n_pos - n_out
-            for k in range(len(records) - 1, 0, -1):
-                records[k] = records[k - 1]
-            records[0] = q * h1 + a
-            rnd += 1
-            phase = 0
-            pot = c0
+            if len(log) > 0:
+                n = log[0]
+                log[n + 1], log[n + 2] = s, a
+                for i in range(a):
+                    log[n + 3 + i] = discards[i]
+                    log[n + 3 + a + i] = hands[s, hand_size - a + i]
+                log[0] = n + 2 + 2 * a
+        node, first, rnd, phase, pot, c0, c1, end = _advance(node, first, rnd, phase, pot, c0, c1, records, a, game)
+        if end == FOLDED:
+            c = c0 if s == 0 else c1
+            payoff[s] = -c
+            payoff[1 - s] = c
+            break
+        if end == SHOWDOWN_REACHED:
+            v0 = hand_value(hands[0], suits, ranks, code_to_value)
+            v1 = hand_value(hands[1], suits, ranks, code_to_value)
+            payoff[0] = c0 if v0 < v1 else (-c0 if v0 > v1 else 0.0)
+            payoff[1] = -payoff[0]
+            break
+    ipos[0], ipos[1], ipos[2], ipos[3] = node, first, rnd, phase
+    fpos[0], fpos[1], fpos[2] = pot, c0, c1
+    piles[0], piles[1], piles[2] = stub_pos, n_stub, n_muck
+    return n_path
+
+
+@njit(cache=True, inline="always")
+def deal(deck, hand_size, hands, stub, piles):
+    """The button's hand is the deck's first ``hand_size`` cards, the big blind's the next, the
+    rest the stub; the muck is empty."""
+    for s in range(2):
+        for i in range(hand_size):
+            hands[s, i] = deck[s * hand_size + i]
+    n_stub = len(deck) - 2 * hand_size
+    for i in range(n_stub):
+        stub[i] = deck[2 * hand_size + i]
+    piles[0], piles[1], piles[2] = 0, n_stub, 0
+
+
+@njit(cache=True)
+def play_hand(deck, players, seat_player, state, game, hands, payoff, path, log):
+    """Play one hand from the deck order ``deck`` (see :func:`deal` and :func:`play_on`); the final
+    hands into ``hands``."""
+    cards = new_cards(len(deck), game.hand_size)
+    deal(deck, game.hand_size, cards.hands, cards.stub, cards.piles)
+    ipos = np.empty(4, np.int64)
+    fpos = np.empty(3)
+    records = np.empty(max(game.draws, 1), np.int64)
+    start_position(game.start_contrib, ipos, fpos, records)
+    n = play_on(ipos, fpos, records, cards, players, seat_player, state, game, payoff, path, 0,
+                np.zeros(0, np.int64), log)
+    hands[:, :] = cards.hands
+    return n
 
 
 @njit(cache=True)
@@ -327,7 +428,12 @@ def play_match(players, deal_lo, deal_hi, seed, game, out):
     n_cards = game.ranks * game.suits
     deck = np.empty(n_cards, np.int64)
     path = np.zeros(8 * (game.draws + 1) + 2 * game.draws + 2, np.uint8)
-    hands = np.empty((2, game.hand_size), np.int64)
+    # Work space, reused by every hand.
+    nothing = np.zeros(0, np.int64)
+    cards = new_cards(n_cards, game.hand_size)
+    ipos = np.empty(4, np.int64)
+    fpos = np.empty(3)
+    records = np.empty(max(game.draws, 1), np.int64)
     payoff = np.empty(2)
     seat_player = np.empty(2, np.int64)
     state = np.empty(1, np.uint64)
@@ -342,7 +448,9 @@ def play_match(players, deal_lo, deal_hi, seed, game, out):
             seat_player[0] = seat_game
             seat_player[1] = 1 - seat_game
             state[0] = mix(start + np.uint64(seat_game + 1))
-            play_hand(deck, players, seat_player, state, game, hands, payoff, path)
+            deal(deck, game.hand_size, cards.hands, cards.stub, cards.piles)
+            start_position(game.start_contrib, ipos, fpos, records)
+            play_on(ipos, fpos, records, cards, players, seat_player, state, game, payoff, path, 0, nothing, nothing)
             out[i, seat_game] = payoff[seat_game]
 
 
