@@ -424,7 +424,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .arena.match import BASELINES, play_match
+    from .arena.match import BASELINES, load_player, play_match
 
     baselines_only = args.a in BASELINES and args.b in BASELINES
     config = _game_config(args) if (args.preset or args.config or baselines_only) else None
@@ -435,7 +435,8 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     if args.phh:
         _check_phh_out(args.phh, args.force)
-    result = play_match(config, args.a, args.b, args.hands, args.seed, progress=progress)
+    player_a, player_b = load_player(args.a), load_player(args.b)  # (once: --phh plays them again)
+    result = play_match(config, player_a, player_b, args.hands, args.seed, progress=progress)
     if args.hands % 2:  # (said once the players are known good: an error comes alone)
         print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)
     print(json.dumps(result.to_json()) if args.json else result.describe())
@@ -443,7 +444,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         from .arena.match import match_histories
         from .arena.phh import write_phhs
 
-        texts = match_histories(config, args.a, args.b, result.games, args.seed)
+        texts = match_histories(config, player_a, player_b, result.games, args.seed)
         write_phhs(args.phh, texts)
         print(f"wrote {args.phh} ({len(texts):,} hands, PHH)", file=sys.stderr)
     return 0
@@ -493,7 +494,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_review(args: argparse.Namespace) -> int:
     from .arena.match import MatchGame, load_player
-    from .arena.phh import read_phh
+    from .arena.phh import check_with_pokerkit, read_phh
     from .arena.review import review_hands, to_csv, to_json, to_text
     from abstractions.cards import Deck
 
@@ -507,6 +508,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     histories = []
     for f in args.files:
         histories += read_phh(f, config)
+        if args.pokerkit:
+            check_with_pokerkit(f)
     for h in histories:
         game = h.config
         if (game.ranks, game.suits, game.hand_size, game.draws) != (config.ranks, config.suits, config.hand_size,
@@ -826,6 +829,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="opponent hands sampled a decision (default 128; the standard error falls as its root)")
     p.add_argument("--seed", type=int, default=0, action=_InRange, low=0, help="fixes the sampling (default 0)")
     p.add_argument("--summary", action="store_true", help="print only the totals and the worst decisions")
+    p.add_argument("--pokerkit", action="store_true", help="also replay every hand with PokerKit's engine first "
+                   "(the phh extra: pip install -e '.[phh]')")
     p.add_argument("--json", metavar="FILE", help="write every decision and the totals as JSON (- prints it)")
     p.add_argument("--csv", metavar="FILE", help="write one row a decision as CSV (- prints it)")
     p.add_argument("--force", action="store_true", help="replace --json/--csv files if they exist")

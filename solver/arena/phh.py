@@ -326,6 +326,34 @@ def read_phh(path: str | Path, strategy_config: GameConfig | None = None) -> lis
     return hands
 
 
+def check_with_pokerkit(path: str | Path) -> int:
+    """Replay every hand of a PHH file with PokerKit's engine (the ``phh`` extra); returns the
+    number of hands, or PHHError naming the hand and PokerKit's complaint."""
+    try:
+        import pokerkit
+    except ImportError:
+        raise PHHError("--pokerkit needs PokerKit: pip install -e '.[phh]' (or pip install pokerkit)") from None
+    import warnings
+
+    path = Path(path)
+    data = tomllib.loads(path.read_text(encoding="utf-8"))  # (read_phh read it first: it is TOML)
+    hands = [(str(path), data)] if "variant" in data else [(f"{path} [{k}]", v) for k, v in data.items()
+                                                            if isinstance(v, dict)]
+    for where, fields in hands:
+        if "_badugi_game" in fields:
+            raise PHHError(f"{where}: PokerKit does not play this game (its Badugi is triple draw with one "
+                           "52-card deck)")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                hand = pokerkit.HandHistory(**pokerkit.HandHistory._filter_non_fields(**fields))
+                for _state in hand:
+                    pass
+        except (ValueError, TypeError, KeyError, UserWarning) as e:
+            raise PHHError(f"{where}: PokerKit refuses the hand: {e}") from None
+    return len(hands)
+
+
 def write_phhs(path: str | Path, hands: list[str]) -> None:
     """Several hands' PHH texts as one ``.phhs`` file (a ``.phh`` path gets the first alone)."""
     path = Path(path)

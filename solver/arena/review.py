@@ -55,6 +55,10 @@ from .phh import BIG_BLIND, BUTTON, PHH_PLAYER, HandHistory, PHHError
 
 ROUND_NAMES = ("pre-draw", "after the 1st draw", "after the 2nd draw", "after the 3rd draw")
 DEFAULT_SAMPLES = 128
+# The least probability an opponent's past action counts with: an action the solution never takes
+# with a sampled hand weighs that hand by this much (a tremble) instead of ruling it out, so a
+# baseline that does what the solution never does still gets a belief.
+TREMBLE = 1e-6
 
 
 @dataclass
@@ -357,6 +361,7 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
             opp_hand[k] = work[top]
             top += 1
         n_thrown = 0
+        trembled = False
         for j in range(first, i):
             if w == 0.0:
                 break
@@ -365,12 +370,17 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
             n = simulator.action_probabilities(player, dec_int[j, 0], dec_int[j, 2], dec_int[j, 3], dec_float[j, 0],
                                                dec_records[j], opp_hand, game, row)
             a = dec_int[j, 6]
-            w *= row[a] if a < n else 0.0
-            if w == 0.0:
-                break
+            p_a = row[a] if a < n else 0.0
+            if p_a < TREMBLE:
+                p_a = TREMBLE  # an action the solution never takes with this hand: a tremble
+                trembled = True
+            w *= p_a
             if dec_int[j, 5] == 1 and a > 0:
                 keep = hs - a
                 mask = 0 if keep == 0 else best_valid_subset(opp_hand, hs, game.suits, keep)[0]
+                if mask < 0:
+                    w = 0.0  # keeping that many would keep a dead card: not a draw of the model
+                    break
                 n_kept = 0
                 for k in range(hs):
                     if mask >> k & 1:
@@ -430,6 +440,8 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
         sample_w[p] = w
         w_sum += w
         w_sq += w * w
+        if not trembled:
+            stats[i, 2] += 1
     stats[i, 0] = w_sum
     stats[i, 1] = w_sum * w_sum / w_sq if w_sq > 0 else 0.0
     if w_sum <= 0.0:
@@ -562,7 +574,7 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
     probs = np.zeros((n, width))
     values = np.full((n, width), np.nan)
     spread = np.zeros(n)
-    stats = np.zeros((n, 2))
+    stats = np.zeros((n, 3))
     if todo:
         arrays = game.player_arrays(player)
         todo_arr = np.array(todo, np.int64)
@@ -582,10 +594,13 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
         d.samples = samples
         d.effective_samples = float(stats[k, 1])
         if stats[k, 0] <= 0:
-            d.flags.append("the solution never reaches this situation with any opponent hand sampled: no value")
+            d.flags.append("no opponent hand fits the cards seen here: no value")
             d.values = [float("nan")] * n_act
             d.cost = 0.0
             continue
+        if stats[k, 2] == 0:
+            d.flags.append("the opponent's actions are ones the solution never takes with any hand sampled: its "
+                           "hands are weighed as if it trembled")
         v = values[k, :n_act] / big
         d.values = v.tolist()
         mix_value = float(np.nansum(probs[k, :n_act] * np.nan_to_num(v)))
