@@ -235,3 +235,29 @@ def test_play_a_whole_hand_by_keystrokes_in_a_terminal(tmp_path, tiny_strategy):
                                       "--samples", "16"], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "you" in result.stdout and "summary" in result.stdout
+
+
+def test_a_hand_whose_opponent_cards_are_hidden_is_reviewed_for_the_hero(tmp_path, tiny_strategy):
+    """What a player's own history holds: the opponent's cards as ????, shown at the showdown only."""
+    import re
+    texts = match_histories(None, str(tiny_strategy), "rule", 60, seed=7)
+    hidden = []
+    for text in texts:
+        # p2's deals and discards hidden (each card '??'); its showdown line stays.
+        text = re.sub(r'"d dh p2 (\w+)"', lambda m: '"d dh p2 ' + "??" * (len(m.group(1)) // 2) + '"', text)
+        text = re.sub(r'"p2 sd (\w+)"', lambda m: '"p2 sd ' + "??" * (len(m.group(1)) // 2) + '"', text)
+        hidden.append(text)
+    write_phhs(tmp_path / "full.phhs", texts)
+    write_phhs(tmp_path / "hidden.phhs", hidden)
+    player = load_player(str(tiny_strategy))
+    config = player.config.at_full_resolution()
+    game = MatchGame.of(config)
+    full = review_hands(read_phh(tmp_path / "full.phhs", config), player, game, "p1", samples=16, seed=1)
+    seen = review_hands(read_phh(tmp_path / "hidden.phhs", config), player, game, "p1", samples=16, seed=1)
+    # The same decisions of p1, valued the same: the review never looks at the opponent's cards.
+    assert [d.cost for d in seen.decisions] == [d.cost for d in full.decisions]
+    assert len(seen.decisions) > 60
+    # Asking for p2, whose cards are hidden: every hand says why nothing was reviewed.
+    none = review_hands(read_phh(tmp_path / "hidden.phhs", config), player, game, "p2", samples=4)
+    assert not none.decisions
+    assert all("p2" not in f and "cards are not in the history" in f for h in none.hands for f in h.flags)

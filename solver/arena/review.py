@@ -570,6 +570,10 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
                 dec_seen[k, d.seen] = 1
                 if _reviewed(seats, h.history, d.seat):
                     todo.append(k)
+            elif _reviewed(seats, h.history, d.seat) and seats != "both":
+                note = f"{h.history.players[d.seat]}'s cards are not in the history here: not reviewed"
+                if note not in h.flags:
+                    h.flags.append(note)
             k += 1
     probs = np.zeros((n, width))
     values = np.full((n, width), np.nan)
