@@ -692,6 +692,16 @@ def package_version() -> str:
         return "(not installed)"
 
 
+def _add_solution_args(p: argparse.ArgumentParser, role: str, seeded: str) -> None:
+    """--strategy, --samples and --seed of the commands that hold hands against a strategy."""
+    p.add_argument("--strategy", metavar="DIR", help=f"{role} (a solve's output or a compact strategy; default "
+                   f"the committed cap-4 triple draw, {DEFAULT_STRATEGY})")
+    p.add_argument("--samples", type=int, default=128, action=_InRange, low=1, high=100_000,
+                   help="opponent hands sampled a decision when a hand is reviewed (default 128; the standard "
+                   "error falls as its root)")
+    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0, help=f"fixes {seeded} (default 0)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="badugi",
@@ -821,13 +831,9 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE", help=".phh or .phhs hand histories (fixed-limit Badugi, "
                    "heads-up)")
-    p.add_argument("--strategy", metavar="DIR", help="the solution (a solve's output or a compact strategy; default "
-                   "the committed cap-4 triple draw, results/triple-draw-cap4/compact)")
+    _add_solution_args(p, "the solution", "the sampling")
     p.add_argument("--hero", help="review only this player's decisions (a name in the files, or p1 / p2); "
                    "default both")
-    p.add_argument("--samples", type=int, default=128, action=_InRange, low=1, high=100_000,
-                   help="opponent hands sampled a decision (default 128; the standard error falls as its root)")
-    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0, help="fixes the sampling (default 0)")
     p.add_argument("--summary", action="store_true", help="print only the totals and the worst decisions")
     p.add_argument("--pokerkit", action="store_true", help="also replay every hand with PokerKit's engine first "
                    "(the phh extra: pip install -e '.[phh]')")
@@ -845,17 +851,12 @@ def build_parser() -> argparse.ArgumentParser:
                               "      (then review them: badugi review my-hands/hand-*.phh --strategy runs/single-draw "
                               "--hero you)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--strategy", metavar="DIR", help="the opponent (a solve's output or a compact strategy; default "
-                   "the committed cap-4 triple draw, results/triple-draw-cap4/compact)")
+    _add_solution_args(p, "the opponent", "the deals and the solver's mixed actions")
     p.add_argument("--hands", type=int, action=_InRange, low=1, help="stop after this many hands (default: until q)")
     p.add_argument("--seat", choices=("alternate", "button", "big-blind"), default="alternate",
                    help="your seat (default: alternate, the button first)")
-    p.add_argument("--seed", type=int, default=0, action=_InRange, low=0, help="fixes the deals and the "
-                   "solver's mixed actions (default 0)")
     p.add_argument("--out", default="hands", help="directory for the hand histories (default hands/)")
     p.add_argument("--force", action="store_true", help="write over hands already in --out")
-    p.add_argument("--samples", type=int, default=128, action=_InRange, low=1, high=100_000,
-                   help="samples a decision when a hand is reviewed (default 128)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("explore", help="an interactive page (one HTML file) to walk a strategy's game tree",

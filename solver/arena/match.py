@@ -123,6 +123,12 @@ class MatchGame:
     def player_arrays(self, player: Player) -> simulator.PlayerArrays:
         return player.arrays(self.config.rounds, self.n_states)
 
+    def advance(self, ipos, fpos, records, a) -> int:
+        """Move a position by action ``a`` (:func:`simulator.advance`); returns the outcome."""
+        if not hasattr(self, "_anyone"):
+            self._anyone = self.player_arrays(Player("rule", simulator.RULE))
+        return simulator.advance(ipos, fpos, records, a, self.rules, self._anyone)
+
 
 @dataclass
 class MatchResult:
@@ -369,7 +375,7 @@ def hand_phh(game: MatchGame, deck, path: bytes, log: np.ndarray, names: list[st
             labels = [chr(x) for x in rules.label[rnd, phase] if x]
             a = labels.index(chr(code))
             w.bet(seat, chr(code), float(rules.contrib[rnd, phase, a, seat]))
-        end = simulator.advance(ipos, fpos, records, a, rules)
+        end = game.advance(ipos, fpos, records, a)
     if end == simulator.SHOWDOWN_REACHED:
         # PokerKit's order: the last to bet or raise in the last round shows first, else the big blind.
         first = _last_aggressor(path, game)
@@ -395,7 +401,7 @@ def _last_aggressor(path: bytes, game: MatchGame) -> int:
             a = labels.index(chr(code))
             if chr(code) in "br":
                 last = int(seat)
-        simulator.advance(ipos, fpos, records, a, rules)
+        game.advance(ipos, fpos, records, a)
     return last
 
 

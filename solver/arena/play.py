@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from abstractions.cards import Deck, format_cards, parse_cards
-from abstractions.evaluator import best_valid_subset, value_shape
+from abstractions.evaluator import value_shape
 from abstractions.transitions import draw_is_legal
 
 from . import simulator
@@ -136,7 +136,7 @@ class Table:
                 if label in "br":
                     last_aggressor = seat
                 writer.bet(seat, label, float(rules.contrib[rnd, phase, a, seat]))
-            end = simulator.advance(ipos, fpos, records, a, rules)
+            end = self.game.advance(ipos, fpos, records, a)
             if is_draw and seat == BUTTON:
                 last_aggressor = BIG_BLIND
             if end == simulator.FOLDED:
@@ -196,10 +196,7 @@ class Table:
                 if not draw_is_legal(count, hs, d):
                     self.write(f"  drawing {d} keeps a card that does not play; draw {hs - count} or more, or 0")
                     continue
-                if d == 0:
-                    return 0, []
-                mask = best_valid_subset(np.array(hand, np.int64), hs, cfg.suits, hs - d)[0] if d < hs else 0
-                return d, [hand[i] for i in range(hs) if not mask >> i & 1]
+                return d, self.canonical_discard(hand, d)
             try:
                 thrown = [int(c) for c in parse_cards(answer, self.deck)]
             except ValueError as e:
@@ -212,14 +209,14 @@ class Table:
             return len(thrown), thrown
 
     def bot_draw(self, hand, ipos, fpos, records) -> tuple[int, list[int]]:
-        cfg = self.game.config
-        hs = cfg.hand_size
         probs = self.policy(ipos, fpos, records, hand)
         d = int(self.rng.choice(len(probs), p=probs / probs.sum()))
-        if d == 0:
-            return 0, []
-        mask = best_valid_subset(np.array(hand, np.int64), hs, cfg.suits, hs - d)[0] if d < hs else 0
-        return d, [hand[i] for i in range(hs) if not mask >> i & 1]
+        return d, self.canonical_discard(hand, d)
+
+    def canonical_discard(self, hand, d) -> list[int]:
+        """The cards the solver throws when ``hand`` draws ``d``: all but its best valid ones."""
+        mask = simulator.canonical_mask(np.array(hand, np.int64), d, self.game.config.suits)
+        return [c for i, c in enumerate(hand) if not mask >> i & 1]
 
     def review_last(self, samples: int) -> None:
         hands = read_phh(self.files[-1], self.game.config)

@@ -45,7 +45,7 @@ import numba
 from numba import njit
 
 from abstractions.cards import Deck, format_cards
-from abstractions.evaluator import best_valid_subset, value_shape
+from abstractions.evaluator import value_shape
 from abstractions.random import below, stream_seed
 from abstractions.transitions import draw_is_legal
 
@@ -208,7 +208,7 @@ class Replayer:
                         flags.append(f"keeps a dead card: drawing {d} is valued as drawing {action}, the "
                                      "smallest draw the solution knows here")
                     elif 0 < d < hs and None not in thrown:
-                        mask = best_valid_subset(arr, hs, cfg.suits, hs - d)[0]
+                        mask = simulator.canonical_mask(arr, d, cfg.suits)
                         canonical = sorted(known[i] for i in range(hs) if not mask >> i & 1)
                         if canonical != sorted(thrown):
                             flags.append(f"throws {self.cards_text(thrown)}, not the canonical "
@@ -238,7 +238,7 @@ class Replayer:
                 for c in move.cards:
                     used.pop(c, None)
                 waiting[seat] = len(move.cards)
-            end = simulator.advance(ipos, fpos, records, action, rules)
+            end = self.game.advance(ipos, fpos, records, action)
             if end == simulator.FOLDED:
                 c = fpos[1 + seat]
                 ended = [0.0, 0.0]
@@ -331,7 +331,6 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
     cards = simulator.new_cards(n_cards, hs)
     hands, stub, muck, piles = cards.hands, cards.stub, cards.muck, cards.piles
     thrown = np.empty(n_cards, np.int64)
-    discards = np.empty(hs, np.int64)
     ipos = np.empty(4, np.int64)
     fpos = np.empty(3)
     records = np.empty(dec_records.shape[1], np.int64)
@@ -376,21 +375,11 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
                 trembled = True
             w *= p_a
             if dec_int[j, 5] == 1 and a > 0:
-                keep = hs - a
-                mask = 0 if keep == 0 else best_valid_subset(opp_hand, hs, game.suits, keep)[0]
+                mask = simulator.canonical_mask(opp_hand, a, game.suits)
                 if mask < 0:
                     w = 0.0  # keeping that many would keep a dead card: not a draw of the model
                     break
-                n_kept = 0
-                for k in range(hs):
-                    if mask >> k & 1:
-                        discards[n_kept] = opp_hand[k]
-                        n_kept += 1
-                    else:
-                        thrown[n_thrown] = opp_hand[k]
-                        n_thrown += 1
-                for k in range(n_kept):
-                    opp_hand[k] = discards[k]
+                n_kept, n_thrown = simulator.split_kept(opp_hand, mask, thrown, n_thrown)
                 if n_pool - top < hs - n_kept:
                     w = 0.0  # more cards drawn than this small deck has left for them
                     break

@@ -192,27 +192,41 @@ def baseline_action(code, rnd, phase, hand, n_pos, n_actions, labels, suits, ran
 
 
 @njit(cache=True, inline="always")
+def canonical_mask(hand, d, suits):
+    """The positions of ``hand`` kept when it draws ``d`` cards: the best valid subset of the
+    rest (the canonical discard); -1 if no valid subset is that large (a dead card kept)."""
+    hand_size = len(hand)
+    keep = hand_size - d
+    if keep == hand_size:
+        return (1 << hand_size) - 1
+    if keep == 0:
+        return 0
+    return best_valid_subset(hand, hand_size, suits, keep)[0]
+
+
+@njit(cache=True, inline="always")
+def split_kept(hand, mask, thrown, n_thrown):
+    """Move the cards of ``hand`` at the positions in ``mask`` to its front, in order, and append
+    the others to ``thrown`` from ``n_thrown``; returns (cards kept, the new ``n_thrown``)."""
+    n_kept = 0
+    for i in range(len(hand)):
+        c = hand[i]
+        if mask >> i & 1:
+            hand[n_kept] = c  # (a position already read)
+            n_kept += 1
+        else:
+            thrown[n_thrown] = c
+            n_thrown += 1
+    return n_kept, n_thrown
+
+
+@njit(cache=True, inline="always")
 def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards):
     """Replace ``d`` cards of ``hand`` in place, the canonical discard (the lowest cards of the
     hand's value kept); the cards thrown are ``discards[:d]``, the new ones ``hand[hand_size - d:]``.
     Returns (stub position, stub size, muck size)."""
     hand_size = len(hand)
-    keep = hand_size - d
-    pick = (1 << hand_size) - 1
-    if keep < hand_size:
-        pick = 0 if keep == 0 else best_valid_subset(hand, hand_size, suits, keep)[0]
-    kept = np.empty(hand_size, np.int64)
-    n_kept = 0
-    n_discards = 0
-    for i in range(hand_size):
-        if pick >> i & 1:
-            kept[n_kept] = hand[i]
-            n_kept += 1
-        else:
-            discards[n_discards] = hand[i]
-            n_discards += 1
-    for i in range(n_kept):
-        hand[i] = kept[i]
+    n_kept, n_discards = split_kept(hand, canonical_mask(hand, d, suits), discards, 0)
     for i in range(n_kept, hand_size):
         if stub_pos == n_stub:
             # The stub is out: the muck becomes a new stub.
@@ -280,50 +294,16 @@ def acting_seat(n_pos_of, n_out_of, seats, rnd, phase):
     return (1 if phase < n_pos + n_out_of[rnd] else 0), 1
 
 
-@njit(cache=True, inline="always")
-def _advance(node, first, rnd, phase, pot, c0, c1, records, a, game):
-    """The position after action ``a`` (an action index, or a draw count), as scalars: (node,
-    first, round, phase, pot, c0, c1, outcome), the outcome GOES_ON, FOLDED (the contributions
-    are the ones before the fold) or SHOWDOWN_REACHED; ``records`` are updated in place."""
-    kinds, sizes, targets, contribs = game.kind, game.sizes, game.target, game.contrib
-    n_actions, draws, hand_size = game.n_actions, game.draws, game.hand_size
-    n_pos, n_out = game.n_pos[rnd], game.n_out[rnd]
-    h1 = hand_size + 1
-    if phase < n_pos:
-        kind = kinds[rnd, phase, a]
-        if kind == FOLD:
-            return node, first, rnd, phase, pot, c0, c1, FOLDED
-        child_first = first + n_actions[rnd, phase]
-        for i in range(a):
-            child_first += _child_size(kinds, sizes, targets, draws, hand_size, rnd, phase, i) - 1
-        c0 = pot + contribs[rnd, phase, a, 0] if rnd > 0 else contribs[rnd, phase, a, 0]
-        c1 = pot + contribs[rnd, phase, a, 1] if rnd > 0 else contribs[rnd, phase, a, 1]
-        node, first = first + a, child_first
-        if kind == BET:
-            return node, first, rnd, targets[rnd, phase, a], pot, c0, c1, GOES_ON
-        if rnd < draws:
-            return node, first, rnd, n_pos + targets[rnd, phase, a], pot, c0, c1, GOES_ON  # the big blind's draw
-        return node, first, rnd, phase, pot, c0, c1, SHOWDOWN_REACHED
-    big_blind_draws = phase < n_pos + n_out
-    below_each = sizes[rnd + 1, 0] if not big_blind_draws else 1 + h1 * sizes[rnd + 1, 0]
-    node, first = first + a, first + h1 + a * (below_each - 1)
-    if big_blind_draws:
-        return node, first, rnd, n_pos + n_out + (phase - n_pos) * h1 + a, pot, c0, c1, GOES_ON
-    q = phase - n_pos - n_out
-    for k in range(len(records) - 1, 0, -1):
-        records[k] = records[k - 1]
-    records[0] = q * h1 + a
-    return node, first, rnd + 1, 0, c0, c0, c1, GOES_ON
-
-
 @njit(cache=True)
-def advance(ipos, fpos, records, a, game):
-    """Move a position (``ipos``, ``fpos``, ``records``) by action ``a``; returns the outcome."""
-    node, first, rnd, phase, pot, c0, c1, end = _advance(
-        ipos[0], ipos[1], ipos[2], ipos[3], fpos[0], fpos[1], fpos[2], records, a, game)
-    ipos[0], ipos[1], ipos[2], ipos[3] = node, first, rnd, phase
-    fpos[0], fpos[1], fpos[2] = pot, c0, c1
-    return end
+def advance(ipos, fpos, records, a, game, player):
+    """Move a position (``ipos``, ``fpos``, ``records``) by action ``a`` (an action index, or a
+    draw count); returns GOES_ON, FOLDED (the contributions stay the ones before the fold) or
+    SHOWDOWN_REACHED. :func:`play_on` moves it, no card touched; ``player`` (any) is not asked."""
+    script = np.full(1, a, np.int64)
+    nothing = np.zeros(0, np.int64)
+    cards = Cards(np.zeros((2, 1), np.int64), nothing, nothing, nothing, nothing)
+    return play_on(ipos, fpos, records, cards, (player, player), np.zeros(2, np.int64), np.zeros(1, np.uint64),
+                   game, np.zeros(2), np.zeros(1, np.uint8), 0, script, nothing)[1]
 
 
 @njit(cache=True, inline="always")
@@ -336,14 +316,20 @@ def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payof
 
     Fills ``payoff`` (chips won by seat) and ``path[n_path:]`` (the labels of the actions taken,
     as character codes); with a non-empty ``log``, each draw appends (seat, count, the cards
-    thrown, the cards taken) to ``log[1:]``, its length in ``log[0]``. Returns the path's length.
+    thrown, the cards taken) to ``log[1:]``, its length in ``log[0]``. Returns the path's length
+    and the outcome (FOLDED or SHOWDOWN_REACHED; with no stub, see :func:`advance`).
     """
     hands, stub, muck, piles, discards = cards.hands, cards.stub, cards.muck, cards.piles, cards.discards
-    # The game's arrays, unpacked once (see baseline_action).
+    # The game's arrays, unpacked once (see baseline_action); the position's arithmetic is written
+    # out in the loop, not called: a call per decision handing arrays on costs their reference counts.
     seats, labels, kinds, targets, contribs = game.seat, game.label, game.kind, game.target, game.contrib
     n_pos_of, n_out_of, n_actions, sizes = game.n_pos, game.n_out, game.n_actions, game.sizes
     suits, ranks, draws, code_to_value = game.suits, game.ranks, game.draws, game.code_to_value
     hand_size = game.hand_size
+    h1 = hand_size + 1
+    # Positions only (``advance``): the script's actions move the position, no card is touched.
+    positions_only = len(stub) == 0
+    end = GOES_ON
     stub_pos, n_stub, n_muck = piles[0], piles[1], piles[2]
     codes = (players[seat_player[0]].code, players[seat_player[1]].code)
     n_script = 0
@@ -361,7 +347,7 @@ def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payof
                                 state)
         path[n_path] = 48 + a if is_draw else labels[rnd, phase, a]
         n_path += 1
-        if is_draw and a > 0:
+        if is_draw and a > 0 and not positions_only:
             stub_pos, n_stub, n_muck = _draw(hands[s], a, suits, stub, stub_pos, n_stub, muck, n_muck,
                                              state, discards)
             if len(log) > 0:
@@ -371,7 +357,42 @@ def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payof
                     log[n + 3 + i] = discards[i]
                     log[n + 3 + a + i] = hands[s, hand_size - a + i]
                 log[0] = n + 2 + 2 * a
-        node, first, rnd, phase, pot, c0, c1, end = _advance(node, first, rnd, phase, pot, c0, c1, records, a, game)
+        # The position after the action.
+        end = GOES_ON
+        n_pos, n_out = n_pos_of[rnd], n_out_of[rnd]
+        if not is_draw:
+            kind = kinds[rnd, phase, a]
+            if kind == FOLD:
+                end = FOLDED
+            else:
+                child_first = first + n_actions[rnd, phase]
+                for i in range(a):
+                    child_first += _child_size(kinds, sizes, targets, draws, hand_size, rnd, phase, i) - 1
+                c0 = pot + contribs[rnd, phase, a, 0] if rnd > 0 else contribs[rnd, phase, a, 0]
+                c1 = pot + contribs[rnd, phase, a, 1] if rnd > 0 else contribs[rnd, phase, a, 1]
+                node, first = first + a, child_first
+                if kind == BET:
+                    phase = targets[rnd, phase, a]
+                elif rnd < draws:
+                    phase = n_pos + targets[rnd, phase, a]  # the big blind's draw
+                else:
+                    end = SHOWDOWN_REACHED
+        else:
+            big_blind_draws = phase < n_pos + n_out
+            below_each = sizes[rnd + 1, 0] if not big_blind_draws else 1 + h1 * sizes[rnd + 1, 0]
+            node, first = first + a, first + h1 + a * (below_each - 1)
+            if big_blind_draws:
+                phase = n_pos + n_out + (phase - n_pos) * h1 + a
+            else:
+                q = phase - n_pos - n_out
+                for k in range(len(records) - 1, 0, -1):
+                    records[k] = records[k - 1]
+                records[0] = q * h1 + a
+                rnd += 1
+                phase = 0
+                pot = c0
+        if positions_only and n_script == len(script):
+            break
         if end == FOLDED:
             c = c0 if s == 0 else c1
             payoff[s] = -c
@@ -385,8 +406,9 @@ def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payof
             break
     ipos[0], ipos[1], ipos[2], ipos[3] = node, first, rnd, phase
     fpos[0], fpos[1], fpos[2] = pot, c0, c1
-    piles[0], piles[1], piles[2] = stub_pos, n_stub, n_muck
-    return n_path
+    if not positions_only:
+        piles[0], piles[1], piles[2] = stub_pos, n_stub, n_muck
+    return n_path, end
 
 
 @njit(cache=True, inline="always")
@@ -413,7 +435,7 @@ def play_hand(deck, players, seat_player, state, game, hands, payoff, path, log)
     records = np.empty(max(game.draws, 1), np.int64)
     start_position(game.start_contrib, ipos, fpos, records)
     n = play_on(ipos, fpos, records, cards, players, seat_player, state, game, payoff, path, 0,
-                np.zeros(0, np.int64), log)
+                np.zeros(0, np.int64), log)[0]
     hands[:, :] = cards.hands
     return n
 
