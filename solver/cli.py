@@ -470,10 +470,23 @@ def _default_strategy() -> str:
                    "DIR (a solve's output directory or a compact strategy)")
 
 
+def _load_solution(path: str | None):
+    """The strategy of review and play (the committed cap-4 one by default: a line on stderr says
+    it is loading, as it takes a while)."""
+    from .arena.match import load_player
+
+    if path is None:
+        path = _default_strategy()
+        print(f"loading {path} (the committed cap-4 strategy: about a minute) ...", file=sys.stderr, flush=True)
+    player = load_player(path)
+    if player.config is None:
+        raise CliError("--strategy must be a solved strategy directory, not a baseline")
+    return player
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .arena.match import load_player
     from .arena.play import play_session
 
     out = Path(args.out)
@@ -481,9 +494,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise CliError(f"--out {args.out} is a file; give a directory for the hand histories")
     if out.is_dir() and any(out.glob("hand-*.phh")) and not args.force:
         raise CliError(f"--out {args.out} already holds hands: --force writes over them, or give another --out")
-    player = load_player(args.strategy or _default_strategy())
-    if player.config is None:
-        raise CliError("--strategy must be a solved strategy directory, not a baseline")
+    player = _load_solution(args.strategy)
 
     def write(text: str) -> None:
         print(text, flush=True)
@@ -493,7 +504,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from .arena.match import MatchGame, load_player
+    from .arena.match import MatchGame
     from .arena.phh import check_with_pokerkit, read_phh
     from .arena.review import review_hands, to_csv, to_json, to_text
     from abstractions.cards import Deck
@@ -501,9 +512,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     for out in (args.json, args.csv):
         if out and out != "-":
             _check_out_file(out, args.force)
-    player = load_player(args.strategy or _default_strategy())
-    if player.config is None:
-        raise CliError("--strategy must be a solved strategy directory, not a baseline")
+    player = _load_solution(args.strategy)
     config = player.config.at_full_resolution()
     histories = []
     for f in args.files:
