@@ -528,6 +528,10 @@ def cmd_review(args: argparse.Namespace) -> int:
                            f"strategy's ({config.describe()}, blinds {config.small_blind:g}/1)")
     if not histories:
         raise CliError("no hands in the files given")
+    if args.hand is not None:
+        if args.hand > len(histories):
+            raise CliError(f"--hand {args.hand}: the files hold {len(histories)} hand(s)")
+        histories = [histories[args.hand - 1]]
     hero = args.hero or "both"
     if hero not in ("both", "p1", "p2") and not any(hero in h.players for h in histories):
         raise CliError(f"--hero {hero}: no hand has a player of that name (p1 or p2 name a seat)")
@@ -835,7 +839,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "taken, the opponent's cards weighed by\nwhat the solution believes of them); then totals "
                               "per player, betting and draws apart, and the worst decisions.\n\n"
                               "examples:\n  badugi match results/triple-draw-cap4/compact rule --hands 1000 --phh "
-                              "hands.phhs\n  badugi review hands.phhs --hero rule --summary\n"
+                              "hands.phhs\n  badugi review hands.phhs --hero rule --summary\n  badugi review hands.phhs --hand 3\n"
                               "  badugi review hands.phhs --json review.json --csv review.csv\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE", help=".phh or .phhs hand histories (fixed-limit Badugi, "
@@ -843,6 +847,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solution_args(p, "the solution", "the sampling")
     p.add_argument("--hero", help="review only this player's decisions (a name in the files, or p1 / p2); "
                    "default both")
+    p.add_argument("--hand", type=int, action=_InRange, low=1, help="review only this hand (counted from 1 "
+                   "across the files)")
     p.add_argument("--summary", action="store_true", help="print only the totals and the worst decisions")
     p.add_argument("--pokerkit", action="store_true", help="also replay every hand with PokerKit's engine first "
                    "(the phh extra: pip install -e '.[phh]')")

@@ -687,7 +687,7 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
             holes = " / ".join(f"{h.history.players[s]} ({'button' if s == BUTTON else 'big blind'}) "
                                f"{format_cards(h.holes[s], deck) if h.holes[s] else '????'}" for s in (BUTTON, BIG_BLIND))
             lines.append("")
-            lines.append(f"hand {h_i + 1} ({h.history.source}): {holes}")
+            lines.append(f"{h.history.source}: {holes}")
             lines.append(f"  {'player':<12} {'round':<19} {'cards':<10} {'action':<8} {'cost bb':>8}  solution")
             for d in reviewed:
                 name = h.history.players[d.seat][:12]
@@ -715,7 +715,7 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
     if worst:
         lines.append("worst decisions:")
         for d in worst:
-            lines.append(f"  {_bb(d.cost):>7} bb  hand {d.hand + 1} line {d.line}: {review.player_of(d)} "
+            lines.append(f"  {_bb(d.cost):>7} bb  {review.hands[d.hand].history.where(d.line)}: {review.player_of(d)} "
                          f"{_action_name(d, d.action)} with {format_cards(d.cards, deck)} "
                          f"({ROUND_NAMES[d.round] if d.round < len(ROUND_NAMES) else d.round}); "
                          f"the solution: {_mix_text(d)}")
