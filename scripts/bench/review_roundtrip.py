@@ -48,6 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("--samples", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="also write results/benchmarks/review.json")
+    parser.add_argument("--phh", help="also keep the hands written (a .phhs file)")
     args = parser.parse_args(argv)
 
     t = time.perf_counter()
@@ -61,6 +62,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hands.phhs"
         write_phhs(path, texts)
+        if args.phh:
+            write_phhs(args.phh, texts)
         pokerkit_s, pokerkit_hands = None, 0
         if is_pokerkit_game(config):
             import pokerkit
