@@ -489,9 +489,13 @@ class Review:
         return self.hands[d.hand].history.players[d.seat]
 
     def hand_costs(self) -> dict[str, dict[int, float]]:
-        """Each player's summed cost in each hand where a decision of theirs was reviewed."""
+        """Each reviewed player's summed cost in each hand it was reviewed in: every hand where its
+        cards are known, 0 where it made no decision (the opponent folded first)."""
         out: dict[str, dict[int, float]] = {}
         for h_i, h in enumerate(self.hands):
+            for seat in (0, 1):
+                if h.holes[seat] is not None and _reviewed(self.seats, h.history, seat):
+                    out.setdefault(h.history.players[seat], {})[h_i] = 0.0
             for d in h.decisions:
                 if d.probabilities is not None:
                     costs = out.setdefault(h.history.players[d.seat], {})
@@ -514,7 +518,7 @@ class Review:
                 t["draws" if d.is_draw else "betting"] += d.cost
                 t["flagged"] += bool(d.flags)
         for name, costs in self.hand_costs().items():
-            t = out[name]
+            t = out.setdefault(name, {"decisions": 0, "cost": 0.0, "betting": 0.0, "draws": 0.0, "flagged": 0})
             x = np.array(list(costs.values()))
             t["hands"] = len(x)
             t["per_hand"] = float(x.mean())
@@ -612,6 +616,11 @@ def _reviewed(seats: str, history: HandHistory, seat: int) -> bool:
 
 # ---------------------------------------------------------------- output
 
+def _short(name: str, width: int) -> str:
+    """A player's name in a column: its end when too long (a strategy's path ends in its name)."""
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
 def _bb(x: float) -> str:
     """Big blinds to three places, without a negative zero."""
     return f"{round(x, 3) + 0.0:.3f}"
@@ -688,14 +697,14 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
                                f"{format_cards(h.holes[s], deck) if h.holes[s] else '????'}" for s in (BUTTON, BIG_BLIND))
             lines.append("")
             lines.append(f"{h.history.source}: {holes}")
-            lines.append(f"  {'player':<12} {'round':<19} {'cards':<10} {'action':<8} {'cost bb':>8}  solution")
+            lines.append(f"  {'player':<16} {'round':<19} {'cards':<10} {'action':<8} {'cost bb':>8}  solution")
             for d in reviewed:
-                name = h.history.players[d.seat][:12]
+                name = _short(h.history.players[d.seat], 16)
                 rnd = ROUND_NAMES[d.round] if d.round < len(ROUND_NAMES) else f"round {d.round}"
-                lines.append(f"  {name:<12} {rnd:<19} {format_cards(d.cards, deck):<10} "
+                lines.append(f"  {name:<16} {rnd:<19} {format_cards(d.cards, deck):<10} "
                              f"{_action_name(d, d.action):<8} {_bb(d.cost):>8}  {_mix_text(d)}")
                 for f in d.flags:
-                    lines.append(f"  {'':<12} ! {f}")
+                    lines.append(f"  {'':<16} ! {f}")
             for f in h.flags:
                 lines.append(f"  ! {f}")
             costs = {}
@@ -708,7 +717,7 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
                  f"{'per hand':>9} {'+-':>7}")
     for name, t in review.totals().items():
         ci = t["per_hand_ci95"]
-        lines.append(f"  {name[:16]:<16} {t['hands']:>6,} {t['decisions']:>9,} {_bb(t['cost']):>9} "
+        lines.append(f"  {_short(name, 16):<16} {t['hands']:>6,} {t['decisions']:>9,} {_bb(t['cost']):>9} "
                      f"{_bb(t['betting']):>9} {_bb(t['draws']):>9} {_bb(t['per_hand']):>9} "
                      f"{'-' if math.isinf(ci) else _bb(ci):>7}")
     worst = [d for d in review.worst(5) if d.cost > 0]
@@ -721,5 +730,5 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
                          f"the solution: {_mix_text(d)}")
     flagged = sum(bool(d.flags) for d in review.decisions)
     if flagged:
-        lines.append(f"{flagged} decision(s) flagged: mapped to the nearest situation the strategy has (see '!')")
+        lines.append(f"{flagged} decision(s) flagged (see '!' in the hands)")
     return "\n".join(lines)
