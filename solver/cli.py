@@ -477,7 +477,7 @@ def _load_solution(path: str | None):
 
     if path is None:
         path = _default_strategy()
-        print(f"loading {path} (the committed cap-4 strategy: about a minute) ...", file=sys.stderr, flush=True)
+        print(f"loading {path} (the committed cap-4 strategy: about half a minute) ...", file=sys.stderr, flush=True)
     player = load_player(path)
     if player.config is None:
         raise CliError("--strategy must be a solved strategy directory, not a baseline")
@@ -535,7 +535,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     hero = args.hero or "both"
     if hero not in ("both", "p1", "p2") and not any(hero in h.players for h in histories):
         raise CliError(f"--hero {hero}: no hand has a player of that name (p1 or p2 name a seat)")
-    review = review_hands(histories, player, MatchGame.of(config), hero, args.samples, args.seed)
+    review = review_hands(histories, player, MatchGame.of(config), hero, args.samples, args.seed, args.every_action)
     deck = Deck(config.ranks, config.suits)
     outputs = {"json": (args.json, to_json), "csv": (args.csv, to_csv)}
     printed = False
@@ -840,7 +840,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "per player, betting and draws apart, and the worst decisions.\n\n"
                               "examples:\n  badugi match results/triple-draw-cap4/compact rule --hands 1000 --phh "
                               "hands.phhs\n  badugi review hands.phhs --hero rule --summary\n  badugi review hands.phhs --hand 3\n"
-                              "  badugi review hands.phhs --json review.json --csv review.csv\n",
+                              "  badugi review hands.phhs --json review.json --csv review.csv --every-action\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE", help=".phh or .phhs hand histories (fixed-limit Badugi, "
                    "heads-up)")
@@ -850,6 +850,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", type=int, action=_InRange, low=1, help="review only this hand (counted from 1 "
                    "across the files)")
     p.add_argument("--summary", action="store_true", help="print only the totals and the worst decisions")
+    p.add_argument("--every-action", action="store_true", help="value every legal action of each decision (in "
+                   "--json/--csv); by default only those its cost needs: the solution's mix there and the action taken")
     p.add_argument("--pokerkit", action="store_true", help="also replay every hand with PokerKit's engine first "
                    "(the phh extra: pip install -e '.[phh]')")
     p.add_argument("--json", metavar="FILE", help="write every decision and the totals as JSON (- prints it)")

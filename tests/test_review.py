@@ -171,6 +171,36 @@ def test_review_costs_obey_the_performance_difference_identity(tmp_path, tiny_st
     assert abs(sum(first["solution"].values()) - 1) < 1e-3 and first["action"] in first["values_bb"]
 
 
+def test_review_plays_out_only_what_the_cost_needs(tmp_path, tiny_strategy):
+    """By default a decision plays out the solution's mix and the action taken (none where the
+    action taken is the solution's only one); --every-action values every legal action with the
+    same streams, so every cost is the same and the actions left out are exactly the ones the
+    mix never plays."""
+    write_phhs(tmp_path / "m.phhs", match_histories(None, str(tiny_strategy), "random", 60, seed=4))
+    player = load_player(str(tiny_strategy))
+    config = player.config.at_full_resolution()
+    hands = read_phh(tmp_path / "m.phhs", config)
+    short = review_hands(hands, player, MatchGame.of(config), samples=16, seed=2)
+    every = review_hands(read_phh(tmp_path / "m.phhs", config), player, MatchGame.of(config), samples=16, seed=2,
+                         every_action=True)
+    pure = mixed = 0
+    for d, e in zip(short.decisions, every.decisions):
+        assert d.cost == pytest.approx(e.cost, abs=1e-12)
+        if d.samples == 0:  # nothing played out: the solution's only action, taken
+            pure += 1
+            assert d.cost == 0 and max(d.probabilities) == 1 and d.probabilities[d.action] == 1
+            assert all(math.isnan(v) for v in d.values)
+        else:
+            mixed += 1
+            for a, (p, v, w) in enumerate(zip(d.probabilities, d.values, e.values)):
+                if p > 0 or a == d.action:
+                    assert v == w
+                else:
+                    assert math.isnan(v)
+        assert e.samples == 16 and not math.isnan(e.values[e.action])
+    assert pure > 0 and mixed > 0
+
+
 def replay_deck(config):
     from abstractions.cards import Deck
     return Deck(config.ranks, config.suits)

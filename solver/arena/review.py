@@ -13,10 +13,12 @@ How (Monte Carlo, :func:`decision_values`): each sample deals the opponent a
 hand from the cards the player has not seen, replays the opponent's past
 actions and draws on it (the canonical discard, new cards from the unseen
 ones), weighs it by the solution's probability of every one of those actions,
-then plays the hand out from the decision once for each legal action, with
-the same cards and random stream for each (common random numbers), the
-solution choosing every later action. A value is the weighted mean over
-samples; its standard error is reported. A player who plays the solution's
+then plays the hand out from the decision once for each action the cost
+needs (the solution's mix there and the action taken; every legal action on
+request), with the same cards and random stream for each (common random
+numbers), the solution choosing every later action. Where the action taken is
+the solution's only one there, its cost is 0 and nothing is played out. A
+value is the weighted mean over samples; its standard error is reported. A player who plays the solution's
 mix loses nothing on average; the costs of a player's decisions add up, on
 average, to what the player loses against the solution (the
 performance-difference identity: the solution is the opponent, so the
@@ -80,7 +82,7 @@ class Decision:
     flags: list[str] = field(default_factory=list)
     # Filled by the review:
     probabilities: list[float] | None = None
-    values: list[float] | None = None   # big blinds, per action (nan where not legal)
+    values: list[float] | None = None   # big blinds, per action (nan where not legal or not played out)
     stderr: float = 0.0                 # standard error of the cost, big blinds
     cost: float = 0.0                   # big blinds lost against the solution's mix
     samples: int = 0
@@ -292,9 +294,11 @@ class Replayer:
 
 @njit(cache=True)
 def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples, seed,
-                  probs, values, spread, stats):
+                  every, probs, values, spread, stats):
     """The values of decision ``i`` (see the module's docstring); ``first``: its hand's first
-    decision. ``dec_int`` rows: node, first child, round, phase, seat, is_draw, action."""
+    decision. ``dec_int`` rows: node, first child, round, phase, seat, is_draw, action. Unless
+    ``every``, only the actions the cost needs are played out: those the solution's mix plays and
+    the one taken (the others' values stay NaN)."""
     hs = game.hand_size
     n_cards = game.ranks * game.suits
     hero = dec_int[i, 4]
@@ -309,6 +313,21 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
         count, _ = value_shape(hero_hand, hs, game.suits)
         for a in range(n_act):
             legal[a] = draw_is_legal(count, hs, a)
+    taken = dec_int[i, 6]
+    needed = legal.copy()
+    if not every:
+        n_needed = 0
+        for a in range(n_act):
+            needed[a] = legal[a] and (probs[i, a] > 0.0 or a == taken)
+            n_needed += needed[a]
+        if n_needed == 1:
+            # The solution's only action, taken: it costs 0 whatever the values, and nothing is
+            # sampled (no belief is needed: no tremble, no effective samples).
+            stats[i, 0], stats[i, 1], stats[i, 2] = 1.0, 0.0, 1.0
+            for a in range(n_act):
+                values[i, a] = np.nan
+            spread[i] = 0.0
+            return
     # The opponent's cards come from the cards the player has not seen; in a small deck, once
     # those run out, from the ones the player threw (the stub was remade from the muck).
     pool = np.empty(n_cards, np.int64)
@@ -407,7 +426,7 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
         stream = state[0]
         for a in range(n_act):
             sample_values[p, a] = 0.0
-            if not legal[a]:
+            if not needed[a]:
                 continue
             for k in range(hs):
                 hands[hero, k] = hero_hand[k]
@@ -436,12 +455,11 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
     if w_sum <= 0.0:
         return
     for a in range(n_act):
-        values[i, a] = total[a] / w_sum if legal[a] else np.nan
+        values[i, a] = total[a] / w_sum if needed[a] else np.nan
     # The spread of each sample's cost of the action taken (ratio estimator's linearisation).
-    taken = dec_int[i, 6]
     mean_cost = 0.0
     for a in range(n_act):
-        if legal[a]:
+        if needed[a]:
             mean_cost += probs[i, a] * values[i, a]
     mean_cost -= values[i, taken]
     acc = 0.0
@@ -450,7 +468,7 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
             continue
         c = -sample_values[p, taken]
         for a in range(n_act):
-            if legal[a]:
+            if needed[a]:
                 c += probs[i, a] * sample_values[p, a]
         acc += (sample_w[p] * (c - mean_cost)) ** 2
     spread[i] = math.sqrt(acc) / w_sum
@@ -458,14 +476,14 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
 
 @njit(cache=True, nogil=True)
 def decision_values(player, game, todo, hand_first, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
-                    seed, probs, values, spread, stats):
+                    seed, every, probs, values, spread, stats):
     """The solution's probabilities and action values (chips, for the deciding seat) of every
     decision ``todo[k]``, independent of each other: one stream per decision and sample (threads
     may share the decisions out: the kernel lets go of the GIL)."""
     for k in range(len(todo)):
         i = todo[k]
         _one_decision(player, game, i, hand_first[i], dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
-                      seed, probs, values, spread, stats)
+                      seed, every, probs, values, spread, stats)
 
 
 # ---------------------------------------------------------------- the review
@@ -530,9 +548,11 @@ class Review:
 
 
 def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, seats: str = "both",
-                 samples: int = DEFAULT_SAMPLES, seed: int = 0) -> Review:
+                 samples: int = DEFAULT_SAMPLES, seed: int = 0, every_action: bool = False) -> Review:
     """Replay ``histories`` and value every decision of ``seats`` ("both", or a player's name, or
-    p1/p2) against ``player``'s strategy."""
+    p1/p2) against ``player``'s strategy. The actions played out at a decision are those its cost
+    needs (the solution's mix there and the action taken; none where the action taken is the
+    solution's only one), or with ``every_action`` every legal action."""
     if samples < 1:
         raise ValueError("--samples must be at least 1")
     start = time.perf_counter()
@@ -579,7 +599,7 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
 
         def work(t):
             decision_values(arrays, game.rules, todo_arr[t::threads], hand_first, dec_int, dec_float, dec_records,
-                            dec_hand, dec_seen, samples, seed, probs, values, spread, stats)
+                            dec_hand, dec_seen, samples, seed, every_action, probs, values, spread, stats)
 
         with ThreadPoolExecutor(threads) as pool:
             list(pool.map(work, range(threads)))
@@ -588,7 +608,7 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
         d = decisions[k]
         n_act = len(d.labels)
         d.probabilities = probs[k, :n_act].tolist()
-        d.samples = samples
+        d.samples = samples if not np.all(np.isnan(values[k, :n_act])) else 0  # 0: nothing played out
         d.effective_samples = float(stats[k, 1])
         if stats[k, 0] <= 0:
             d.flags.append("no opponent hand fits the cards seen here: no value")
@@ -600,8 +620,10 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
                            "hands are weighed as if it trembled")
         v = values[k, :n_act] / big
         d.values = v.tolist()
-        mix_value = float(np.nansum(probs[k, :n_act] * np.nan_to_num(v)))
-        d.cost = mix_value - float(v[d.action])
+        if np.isnan(v[d.action]):
+            d.cost = 0.0  # the solution's only action there, taken (not played out unless every_action)
+        else:
+            d.cost = float(np.nansum(probs[k, :n_act] * np.nan_to_num(v))) - float(v[d.action])
         d.stderr = float(spread[k]) / big
     return Review(player.name, cfg.describe(), hands, seats, samples, time.perf_counter() - start)
 

@@ -17,7 +17,10 @@ import io
 import json
 import lzma
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import numba
 
 import numpy as np
 from numba import njit
@@ -28,7 +31,8 @@ from ..game.config import ConfigError, GameConfig
 from ..game.layout import LayoutError, StrategyLayout
 from ..game.tree import PublicTree
 from .files import LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
-from .walker import normalised_slots
+from .kernels import average_slots
+from .walker import read_only
 
 COMPACT_NAME = "compact.json"
 COMPACT_KIND = "badugi-compact-strategy"
@@ -43,7 +47,7 @@ LZMA_PRESET = 6                # the parts are one LZMA stream of an .npz (a fif
 
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def expand_rows(slot_round, slot_actions, slot_offset, row_width, keep, levels, counts, at, base, out):
     """The inverse of :func:`quantize_rows` into ``out`` (entries from ``base``): a kept row's
     counts over ``levels``, a dropped row zeros; returns where the next slots' counts start."""
@@ -172,23 +176,36 @@ def read_compact(directory: str | Path) -> StrategyFile:
     bits = manifest.get("bits")
     if rows[-1] != n_rows or bits not in COUNT_TYPES or counts.dtype != COUNT_TYPES[bits]:
         raise CheckpointError(f"{where} is damaged: its rows do not match its layout")
-    probabilities = np.empty(layout.n_entries, np.float32)
-    at = 0
-    for lo, hi in layout.slot_chunks(CHUNK_ENTRIES):
+    # Where each chunk's counts start (a kept row has its slot's actions less one), so that the
+    # chunks expand on every core at once.
+    chunks = list(layout.slot_chunks(CHUNK_ENTRIES))
+    starts = [0]
+    for lo, hi in chunks:
         kept = keep[rows[lo]:rows[hi]]
-        need = int(np.sum((layout.slot_actions[lo:hi].astype(np.int64) - 1) * np.add.reduceat(kept, rows[lo:hi] - rows[lo])))
-        if at + need > len(counts):
-            raise CheckpointError(f"{where} is damaged: its counts do not match its kept rows")
-        a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
-        at = expand_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
-                         layout.row_width, kept, (1 << bits) - 1, counts, at, a, probabilities[a:b])
-        if np.any(probabilities[a:b] < 0):
-            raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole")
-        # Dropped rows (zeros) become what walks play there: uniform over legal actions (each
-        # slot's normalisation reads its own entries only, so a chunk is replaced in place).
-        probabilities[a:b] = normalised_slots(layout, probabilities, lo, hi)
-    if at != len(counts):
+        starts.append(starts[-1] + int(np.sum((layout.slot_actions[lo:hi].astype(np.int64) - 1)
+                                              * np.add.reduceat(kept, rows[lo:hi] - rows[lo]))))
+    if starts[-1] != len(counts):
         raise CheckpointError(f"{where} is damaged: its counts do not match its kept rows")
+    probabilities = np.empty(layout.n_entries, np.float32)
+    arrays = layout.kernel_arrays()
+
+    def expand(k: int) -> bool:
+        lo, hi = chunks[k]
+        a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
+        expand_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
+                    layout.row_width, keep[rows[lo]:rows[hi]], (1 << bits) - 1, counts, starts[k], a,
+                    probabilities[a:b])
+        if np.any(probabilities[a:b] < 0):
+            return False
+        # Dropped rows (zeros) become what walks play there: uniform over legal actions (each
+        # slot's normalisation reads its own entries before it writes them: in place).
+        average_slots(layout.slot_round, layout.slot_kind, layout.slot_actions, layout.slot_offset, arrays,
+                      read_only(probabilities), probabilities[a:b], lo, hi)
+        return True
+
+    with ThreadPoolExecutor(max(1, min(numba.get_num_threads(), len(chunks)))) as pool:
+        if not all(pool.map(expand, range(len(chunks)))):
+            raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole")
     probabilities.flags.writeable = False
     certificate = manifest.get("certificate") or {}
     return StrategyFile(config, str(manifest["algorithm"]), int(manifest["iteration"]),

@@ -984,7 +984,7 @@ def trunk_root(deal_prob):
     return np.zeros(1, np.int64), reach, np.zeros((1, n_states))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def average_slots(slot_round, slot_kind, slot_actions, slot_offset, layout, strat_sum, out, slot_lo, slot_hi):
     """Normalised average strategy of slots ``slot_lo..slot_hi-1`` into ``out``.
 
