@@ -61,6 +61,43 @@ def test_rule_slots_are_the_histories_it_remembers(config, rule, draws):
         assert len(slot_of_key) == layout.n_slots
 
 
+@pytest.mark.parametrize("rule", list(BETTING_RULES))
+@pytest.mark.parametrize("draws", [False, True])
+def test_recall_keys_are_every_history_key_in_tuple_order(rule, draws):
+    """The keys a rule enumerates with arrays are those a plain walk over (pot, records) tuples
+    finds, one per key, in Python's tuple order (the order of the layout's slots, which files
+    written before keep)."""
+    from solver.game.history import older_codes
+    from solver.game.layout import recall_keys
+    from solver.game.rounds import RoundTemplates
+
+    for recall in range(TINY_TRIPLE_CAP2.draws + 1):
+        try:
+            game = dataclasses.replace(TINY_TRIPLE_CAP2, recall=recall, remember_draws=draws, older_betting=rule)
+        except ConfigError:
+            continue
+        templates = RoundTemplates.of(game)
+        code, older = older_codes(templates, recall, draws, rule)
+        h1 = game.hand_size + 1
+        expected, keys = [], {(0, ())}
+        for r, template in enumerate(templates.rounds):
+            expected.append(sorted(keys))
+            nxt = set()
+            for pot, records in keys:
+                for o, added in enumerate(template.outcome_contrib):
+                    if r == game.draws:
+                        break
+                    new_pot = templates.pot_index(r + 1, templates.pot_levels[r][pot] + added)
+                    for pair in range(h1 * h1):
+                        new = (o * h1 * h1 + pair,) + records
+                        if older > 1 and len(new) > recall:
+                            new = new[:recall] + (int(code[r - recall, new[recall]]),) + new[recall + 1:]
+                        nxt.add((new_pot, new[:recall] if older == 1 else new))
+            keys = nxt
+        found = recall_keys(templates, recall, code, older)
+        assert [[(int(k[0]), tuple(int(x) for x in k[1:])) for k in rows] for rows in found] == expected
+
+
 def test_the_number_of_bets_tells_more_apart_than_forgetting_and_less_than_recall():
     slots = {rule: GameSetup(dataclasses.replace(TINY_TRIPLE_CAP2, recall=0, older_betting=rule)).layout.n_slots
              for rule in ("forget", "bets")}

@@ -221,17 +221,18 @@ class StrategyLayout:
             phase_actions = list(template.n_actions) + [h1] * (n_out * (h1 + 1))
             if r == config.draws:
                 phase_seat, phase_kind, phase_actions = phase_seat[:n_pos], phase_kind[:n_pos], phase_actions[:n_pos]
-            for pot, records in sorted(keys):
-                digits = _key_digits(records, kept, radix, older)
-                first = code_base[r] + (pot * scale + digits) * n_phases[r]
-                code_slot[first:first + n_phases[r]] = np.arange(len(slot_round), len(slot_round) + n_phases[r])
-                slot_round += [r] * int(n_phases[r])
-                slot_seat += phase_seat
-                slot_kind += phase_kind
-                slot_actions += phase_actions
+            n_keys, phases = len(keys), int(n_phases[r])
+            first = code_base[r] + (keys[:, 0] * scale + _key_digits(keys, kept, radix, older)) * phases
+            slots = sum(len(x) for x in slot_round) + np.arange(n_keys * phases, dtype=np.int64)
+            code_slot[(first[:, None] + np.arange(phases)[None, :]).ravel()] = slots
+            slot_round.append(np.full(n_keys * phases, r, np.int8))
+            slot_seat.append(np.tile(np.asarray(phase_seat, np.int8), n_keys))
+            slot_kind.append(np.tile(np.asarray(phase_kind, np.int8), n_keys))
+            slot_actions.append(np.tile(np.asarray(phase_actions, np.int8), n_keys))
         rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older, older_code)
-        return cls._of_slots(np.zeros(0, np.int64), slot_round, slot_seat, slot_kind, slot_actions, row_width, row_of,
-                             class_legal, rule)
+        return cls._of_slots(np.zeros(0, np.int64), *(np.concatenate(x) for x in (slot_round, slot_seat, slot_kind,
+                                                                                  slot_actions)),
+                             row_width, row_of, class_legal, rule)
 
     def materialize(self, tree: PublicTree) -> "StrategyLayout":
         """This layout with ``slot_of`` filled for a built tree (the same storage): a layout by
@@ -421,40 +422,56 @@ def _checked_code_sizes(templates: RoundTemplates, recall: int, older: int) -> l
     return sizes
 
 
-def _key_digits(records: tuple, kept: int, radix: int, older: int) -> int:
-    """The records part of a key (see :class:`RecallRule`): the kept records, latest first, then
-    the older rounds' codes."""
-    digits = sum(rec * radix ** k for k, rec in enumerate(records[:kept]))
-    scale = radix ** kept
-    for code in records[kept:]:
-        digits += code * scale
-        scale *= older
+def _key_digits(keys: np.ndarray, kept: int, radix: int, older: int) -> np.ndarray:
+    """The records part of each key (rows of :func:`recall_keys`, see :class:`RecallRule`): the
+    kept records, latest first, then the older rounds' codes."""
+    digits = np.zeros(len(keys), np.int64)
+    scale = 1
+    for k in range(1, keys.shape[1]):
+        digits += keys[:, k] * scale
+        scale *= radix if k <= kept else older
     return digits
 
 
 def recall_keys(templates: RoundTemplates, recall: int, older_code: np.ndarray | None = None,
-                older: int = 1) -> list[list[tuple]]:
-    """Per round, the sorted history keys a recall rule tells apart at the round's start:
+                older: int = 1) -> list[np.ndarray]:
+    """Per round, the history keys a recall rule tells apart at the round's start, as rows
     (pot level index, the records of the last ``recall`` rounds, latest first, then the codes
-    the older ones keep, ``older_code[round, record]``: nothing if ``older`` is 1)."""
+    the older ones keep, ``older_code[round, record]``: nothing if ``older`` is 1), sorted
+    lexicographically (the order of the layout's slots)."""
     h1 = templates.config.hand_size + 1
-    keys, out = {(0, ())}, []
+    keys, out = np.zeros((1, 1), np.int64), []
     for r, template in enumerate(templates.rounds):
-        out.append(sorted(keys))
-        if r < templates.config.draws:
-            nxt = set()
-            for pot, records in keys:
-                for o, added in enumerate(template.outcome_contrib):
-                    new_pot = templates.pot_index(r + 1, templates.pot_levels[r][pot] + added)
-                    for draws_pair in range(h1 * h1):
-                        new = (o * h1 * h1 + draws_pair,) + records
-                        if older == 1 or len(new) <= recall:
-                            nxt.add((new_pot, new[:recall]))
-                        else:
-                            # the record that leaves the recall (round r - recall's) becomes its code
-                            code = int(older_code[r - recall, new[recall]])
-                            nxt.add((new_pot, new[:recall] + (code,) + new[recall + 1:]))
-            keys = nxt
+        out.append(keys)
+        if r == templates.config.draws:
+            break
+        levels = np.round(np.asarray(templates.pot_levels[r]), 9)
+        following = np.round(np.asarray(templates.pot_levels[r + 1]), 9)
+        contrib = np.asarray(template.outcome_contrib, np.float64)
+        n_keys, n_out = len(keys), len(contrib)
+        # every key, outcome and pair of draw counts: the pot it leads to, and its new record first
+        pot_value = np.round(levels[keys[:, 0]][:, None] + contrib[None, :], 9)          # (keys, outcomes)
+        new_pot = np.searchsorted(following, pot_value)
+        if not np.array_equal(following[np.minimum(new_pot, len(following) - 1)], pot_value):
+            raise LayoutError("a round's pot is not one of the next round's levels")
+        record = (np.arange(n_out)[:, None] * h1 * h1 + np.arange(h1 * h1)[None, :]).ravel()   # (outcomes x draws)
+        n_new = n_out * h1 * h1
+        records = keys[:, 1:]
+        width = records.shape[1] + 1
+        if older == 1:
+            width = min(width, recall)
+        nxt = np.empty((n_keys * n_new, 1 + width), np.int64)
+        nxt[:, 0] = np.repeat(new_pot, h1 * h1, axis=1).ravel()
+        for k in range(width):
+            column = record if k == 0 else records[:, k - 1]
+            if older > 1 and k == recall:
+                column = older_code[r - recall, column]  # the record that leaves the recall becomes its code
+            nxt[:, 1 + k] = np.tile(column, n_keys) if k == 0 else np.repeat(column, n_new)
+        order = np.lexsort(nxt.T[::-1])
+        nxt = nxt[order]
+        fresh = np.ones(len(nxt), bool)
+        fresh[1:] = np.any(nxt[1:] != nxt[:-1], axis=1)
+        keys = nxt[fresh]
     return out
 
 
