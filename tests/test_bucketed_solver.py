@@ -217,6 +217,25 @@ def test_the_abstract_games_rows_are_its_buckets_own_and_walks_skip_the_expansio
         assert np.allclose(a, b, rtol=1e-6, atol=1e-7 * np.abs(b).max())
 
 
+def test_the_abstract_game_shares_the_real_games_slots_and_key_table():
+    """The abstract game's layout is the real game's slots and recall rule (the same arrays: at
+    cap 4 the key table alone is 1.7 GiB), with the buckets' own rows; rows of other widths
+    cannot share it."""
+    from solver.cfr.abstract import AbstractEngine
+    from solver.game.layout import LayoutError
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
+    engine = AbstractEngine(config)
+    real, abstract = engine.layout, engine.game_layout
+    assert abstract.rule is real.rule and abstract.slot_offset is real.slot_offset
+    assert abstract.slot_actions is real.slot_actions and abstract.row_of is not real.row_of
+    assert (abstract.row_width == real.row_width).all() and abstract.own_rows and not real.own_rows
+    narrower = np.minimum(real.row_of, 1)
+    with pytest.raises(LayoutError, match="cannot share a layout"):
+        real.with_rows(real.class_legal, narrower)
+
+
 @pytest.mark.parametrize("buckets,recall", [((3, 4, 3, 2), 1), ((4, 4, 4, 4), 2)])
 def test_dense_transition_rows_leave_the_storage_the_sets_leave(monkeypatch, buckets, recall):
     """The abstract game's draws read its transition rows as dense matrices (zero where a draw is

@@ -234,6 +234,16 @@ class StrategyLayout:
                                                                                   slot_actions)),
                              row_width, row_of, class_legal, rule)
 
+    def with_rows(self, class_legal: np.ndarray, row_of: np.ndarray) -> "StrategyLayout":
+        """This layout's slots and entries (the same arrays, not copies: at cap 4 a recall rule's
+        key table and slot arrays are gigabytes) for other private states with the same row
+        widths: the abstract game's buckets beside the value classes."""
+        row_of, row_width = _checked_row_maps(row_of, len(self.row_width), len(self.row_width) - 1, class_legal)
+        if not np.array_equal(row_width, self.row_width):
+            raise LayoutError(f"rows of {'/'.join(map(str, row_width))} entries cannot share a layout whose rows "
+                              f"hold {'/'.join(map(str, self.row_width))}")
+        return dataclasses.replace(self, row_of=row_of, class_legal=np.asarray(class_legal, dtype=bool))
+
     def materialize(self, tree: PublicTree) -> "StrategyLayout":
         """This layout with ``slot_of`` filled for a built tree (the same storage): a layout by
         recall then serves every walk, table and match that reads a tree."""

@@ -190,6 +190,8 @@ class GameSetup:
         n = self.bucket_game.n_values
         widths = self.row_of.max(axis=1) + 1
         own_rows = np.where(np.arange(n)[None, :] < widths[:, None], np.arange(n)[None, :], 0).astype(np.int64)
+        if self.by_rule:
+            return self.layout.with_rows(self.bucket_game.legal, own_rows)  # (its arrays, shared)
         layout = self.layout_for(self.bucket_game.legal, own_rows)
         if not np.array_equal(layout.slot_offset, self.layout.slot_offset):
             raise AssertionError("the abstract game's storage must be the real game's")
