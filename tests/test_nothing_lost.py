@@ -104,7 +104,10 @@ def test_a_stop_at_any_moment_then_resume_is_the_run_done_in_one_go(one_go, tmp_
     with monkeypatch.context() as patch:
         _interrupt_on(patch, target, call)
         with pytest.raises(KeyboardInterrupt):
-            solve(config, algorithm, iterations=ITERATIONS, out_dir=out)
+            # Checks (and so passes and checkpoints) every 4 iterations, not by the clock: the
+            # call interrupted is mid-run however slow the machine (a pass sized by time could
+            # make the second checkpoint the last one, written after the handler is given back).
+            solve(config, algorithm, iterations=ITERATIONS, out_dir=out, check_every=4)
     stopped_at = int(load_checkpoint(out / CHECKPOINT_NAME)["iteration"])
     assert 1 <= stopped_at <= ITERATIONS
     assert signal.getsignal(signal.SIGINT) is handler  # the handler is given back
