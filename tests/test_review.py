@@ -189,7 +189,7 @@ def test_review_plays_out_only_what_the_cost_needs(tmp_path, tiny_strategy):
         if d.samples == 0:  # nothing played out: the solution's only action, taken
             pure += 1
             assert d.cost == 0 and max(d.probabilities) == 1 and d.probabilities[d.action] == 1
-            assert all(math.isnan(v) for v in d.values)
+            assert all(math.isnan(v) for v in d.values) and d.effective_samples is None
         else:
             mixed += 1
             for a, (p, v, w) in enumerate(zip(d.probabilities, d.values, e.values)):
@@ -197,8 +197,14 @@ def test_review_plays_out_only_what_the_cost_needs(tmp_path, tiny_strategy):
                     assert v == w
                 else:
                     assert math.isnan(v)
-        assert e.samples == 16 and not math.isnan(e.values[e.action])
+        fits = not any("no opponent hand fits" in f for f in e.flags)
+        assert e.samples == 16 and e.effective_samples is not None and math.isnan(e.values[e.action]) != fits
     assert pure > 0 and mixed > 0
+    # One hand has no interval over hands: null in JSON, which strict parsers read (not Infinity).
+    import json
+    one = review_hands(hands[:1], player, MatchGame.of(config), samples=4)
+    data = json.loads(to_json(one, replay_deck(config)), parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+    assert all(p["per_hand_ci95"] is None for p in data["players"].values())
 
 
 def replay_deck(config):

@@ -85,8 +85,8 @@ class Decision:
     values: list[float] | None = None   # big blinds, per action (nan where not legal or not played out)
     stderr: float = 0.0                 # standard error of the cost, big blinds
     cost: float = 0.0                   # big blinds lost against the solution's mix
-    samples: int = 0
-    effective_samples: float = 0.0
+    samples: int = 0                    # opponent hands sampled (0: none, the action taken being the solution's only one)
+    effective_samples: float | None = 0.0   # None where nothing was sampled
 
 
 @dataclass
@@ -320,10 +320,10 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
         for a in range(n_act):
             needed[a] = legal[a] and (probs[i, a] > 0.0 or a == taken)
             n_needed += needed[a]
-        if n_needed == 1:
+        if n_needed == 1 and needed[taken]:
             # The solution's only action, taken: it costs 0 whatever the values, and nothing is
-            # sampled (no belief is needed: no tremble, no effective samples).
-            stats[i, 0], stats[i, 1], stats[i, 2] = 1.0, 0.0, 1.0
+            # sampled (no belief is needed); stats[i, 0] < 0 says so.
+            stats[i, 0], stats[i, 1], stats[i, 2] = -1.0, 0.0, 1.0
             for a in range(n_act):
                 values[i, a] = np.nan
             spread[i] = 0.0
@@ -608,9 +608,12 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
         d = decisions[k]
         n_act = len(d.labels)
         d.probabilities = probs[k, :n_act].tolist()
-        d.samples = samples if not np.all(np.isnan(values[k, :n_act])) else 0  # 0: nothing played out
+        if stats[k, 0] < 0:  # the solution's only action there, taken: 0, nothing sampled
+            d.values, d.cost, d.samples, d.effective_samples = [float("nan")] * n_act, 0.0, 0, None
+            continue
+        d.samples = samples
         d.effective_samples = float(stats[k, 1])
-        if stats[k, 0] <= 0:
+        if stats[k, 0] == 0:
             d.flags.append("no opponent hand fits the cards seen here: no value")
             d.values = [float("nan")] * n_act
             d.cost = 0.0
@@ -620,10 +623,7 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
                            "hands are weighed as if it trembled")
         v = values[k, :n_act] / big
         d.values = v.tolist()
-        if np.isnan(v[d.action]):
-            d.cost = 0.0  # the solution's only action there, taken (not played out unless every_action)
-        else:
-            d.cost = float(np.nansum(probs[k, :n_act] * np.nan_to_num(v))) - float(v[d.action])
+        d.cost = float(np.nansum(probs[k, :n_act] * np.nan_to_num(v))) - float(v[d.action])
         d.stderr = float(spread[k]) / big
     return Review(player.name, cfg.describe(), hands, seats, samples, time.perf_counter() - start)
 
@@ -673,15 +673,24 @@ def decision_rows(review: Review, deck: Deck) -> list[dict]:
                          "values_bb": {_action_name(d, a): (None if math.isnan(v) else round(v, 4))
                                        for a, v in enumerate(d.values)},
                          "cost_bb": round(d.cost, 4), "stderr_bb": round(d.stderr, 4),
-                         "effective_samples": round(d.effective_samples, 1), "flags": list(d.flags)})
+                         "effective_samples": None if d.effective_samples is None else round(d.effective_samples, 1),
+                         "flags": list(d.flags)})
     return rows
+
+
+def _json_number(x):
+    """A figure for JSON: floats to 4 places, and null for one that is not finite (the interval
+    over a single hand)."""
+    if isinstance(x, float):
+        return round(x, 4) if math.isfinite(x) else None
+    return x
 
 
 def to_json(review: Review, deck: Deck) -> str:
     totals = review.totals()
     return json.dumps({"strategy": review.strategy, "game": review.game, "hands": len(review.hands),
                        "samples": review.samples, "seconds": round(review.seconds, 3),
-                       "players": {k: {kk: (round(vv, 4) if isinstance(vv, float) else vv) for kk, vv in v.items()}
+                       "players": {k: {kk: _json_number(vv) for kk, vv in v.items()}
                                    for k, v in totals.items()},
                        "hand_costs": {k: [round(v.get(i, 0.0), 4) for i in range(len(review.hands))]
                                       for k, v in review.hand_costs().items()},

@@ -192,10 +192,10 @@ def read_compact(directory: str | Path) -> StrategyFile:
     def expand(k: int) -> bool:
         lo, hi = chunks[k]
         a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
-        expand_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
-                    layout.row_width, keep[rows[lo]:rows[hi]], (1 << bits) - 1, counts, starts[k], a,
-                    probabilities[a:b])
-        if np.any(probabilities[a:b] < 0):
+        end = expand_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
+                          layout.row_width, keep[rows[lo]:rows[hi]], (1 << bits) - 1, counts, starts[k], a,
+                          probabilities[a:b])
+        if end != starts[k + 1] or np.any(probabilities[a:b] < 0):
             return False
         # Dropped rows (zeros) become what walks play there: uniform over legal actions (each
         # slot's normalisation reads its own entries before it writes them: in place).
@@ -205,7 +205,8 @@ def read_compact(directory: str | Path) -> StrategyFile:
 
     with ThreadPoolExecutor(max(1, min(numba.get_num_threads(), len(chunks)))) as pool:
         if not all(pool.map(expand, range(len(chunks)))):
-            raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole")
+            raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole, or do not "
+                                  "match its kept rows")
     probabilities.flags.writeable = False
     certificate = manifest.get("certificate") or {}
     return StrategyFile(config, str(manifest["algorithm"]), int(manifest["iteration"]),

@@ -399,6 +399,8 @@ class StrategyLayout:
             raise LayoutError("the layout's arrays have inconsistent shapes")
         if n_slots and (self.slot_round.min() < 0 or self.slot_round.max() >= rounds):
             raise LayoutError("a slot's round is out of range")
+        if n_slots and (self.slot_actions.min() < 1 or self.slot_actions.max() > 8):
+            raise LayoutError("a slot's actions are out of range (1 to 8)")  # (the kernels' row buffers hold 8)
         if self.row_of.size and (self.row_of.min() < 0 or (self.row_of.max(axis=1) >= self.row_width).any()):
             raise LayoutError("a class's row position is out of range")
         sizes = self.slot_actions.astype(np.int64) * self.row_width[self.slot_round.astype(np.int64)]
