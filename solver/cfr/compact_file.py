@@ -17,7 +17,6 @@ import io
 import json
 import lzma
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numba
@@ -32,7 +31,7 @@ from ..game.layout import LayoutError, StrategyLayout
 from ..game.tree import PublicTree
 from .files import LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
 from .kernels import average_slots
-from .walker import read_only
+from .walker import in_threads, read_only
 
 COMPACT_NAME = "compact.json"
 COMPACT_KIND = "badugi-compact-strategy"
@@ -203,10 +202,17 @@ def read_compact(directory: str | Path) -> StrategyFile:
                       read_only(probabilities), probabilities[a:b], lo, hi)
         return True
 
-    with ThreadPoolExecutor(max(1, min(numba.get_num_threads(), len(chunks)))) as pool:
-        if not all(pool.map(expand, range(len(chunks)))):
-            raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole, or do not "
-                                  "match its kept rows")
+    threads = max(1, min(numba.get_num_threads(), len(chunks)))
+    sound = [True] * len(chunks)
+
+    def expand_share(t: int) -> None:
+        for k in range(t, len(chunks), threads):
+            sound[k] = expand(k)
+
+    in_threads(threads, expand_share)
+    if not all(sound):
+        raise CheckpointError(f"{where} is damaged: a row's counts add up to more than a whole, or do not "
+                              "match its kept rows")
     probabilities.flags.writeable = False
     certificate = manifest.get("certificate") or {}
     return StrategyFile(config, str(manifest["algorithm"]), int(manifest["iteration"]),
