@@ -41,7 +41,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 from numba import njit
@@ -51,6 +50,7 @@ from abstractions.evaluator import value_shape
 from abstractions.random import below, stream_seed
 from abstractions.transitions import draw_is_legal
 
+from ..cfr.walker import in_threads
 from . import simulator
 from .match import MatchGame, Player
 from .phh import BIG_BLIND, BUTTON, PHH_PLAYER, HandHistory, PHHError
@@ -601,8 +601,7 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
             decision_values(arrays, game.rules, todo_arr[t::threads], hand_first, dec_int, dec_float, dec_records,
                             dec_hand, dec_seen, samples, seed, every_action, probs, values, spread, stats)
 
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(work, range(threads)))
+        in_threads(threads, work)
     big = cfg.big_blind
     for k in todo:
         d = decisions[k]
