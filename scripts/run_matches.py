@@ -3,6 +3,8 @@
     python scripts/run_matches.py                    # 1,000,000 hands a match, seed 1
     python scripts/run_matches.py --hands 200000     # quicker, wider intervals
     python scripts/run_matches.py --games single-draw triple-draw-cap4   # these games; the others' rows stay
+    python scripts/run_matches.py --games single-draw --previous runs/triple-draw-cap4-previous
+        # and the committed cap-4 compact strategy against an earlier one's (a compact strategy or a run)
 
 Needs the reference solves in runs/ (``python scripts/make_results.py``):
 runs/single-draw and, where present, runs/double-draw, runs/triple-draw-cap1 (bucketed,
@@ -14,7 +16,9 @@ Solves two small extra single-draw strategies for the resolution matches
 
 Writes results/matches/matches.csv, model_gap.csv and README.md (the tables
 and this command). Every match is duplicate (each deal twice, seats swapped);
-intervals are 95%.
+intervals are 95%. ``--previous DIR`` plays results/triple-draw-cap4/compact (the committed
+strategy as users get it) against the strategy in DIR, an earlier solve of the real game, both
+as their counts (compact strategies: a quarter of the memory).
 """
 
 from __future__ import annotations
@@ -84,6 +88,9 @@ def main(argv=None) -> int:
     parser.add_argument("--games", nargs="+", choices=GAMES,
                         help="games to play (default: every one solved in runs/); the others' rows in "
                              "results/matches/ stay as they are")
+    parser.add_argument("--previous", metavar="DIR",
+                        help="an earlier cap-4 strategy (a compact strategy or a run) for the committed "
+                             "compact cap-4 strategy to play; without it, the row of the last one stays")
     args = parser.parse_args(argv)
     start = time.time()
     names = args.games or [name for name in GAMES if (RUNS / name / "strategy.npz").is_file()]
@@ -95,7 +102,8 @@ def main(argv=None) -> int:
     games = [(name, RUNS / name) for name in names]
     # Rows of games not played now are kept (their strategies may be gone from runs/).
     # (The resolution matches are played on every run: their old rows go too.)
-    rows = [r for r in _read(OUT / "matches.csv") if r["game"] not in names and r["kind"] != "resolution"]
+    rows = [r for r in _read(OUT / "matches.csv") if (r["game"] not in names or r["kind"] == "previous")
+            and r["kind"] != "resolution" and not (r["kind"] == "previous" and args.previous)]
     gaps = [g for g in _read(OUT / "model_gap.csv") if Path(g["strategy"]).name not in names]
 
     def record(kind: str, game: str, result, model=None) -> None:
@@ -124,13 +132,18 @@ def main(argv=None) -> int:
                      "real_value_mbb": self_play.button_mbb, "real_ci95": self_play.button_ci95,
                      "gap_mbb": self_play.button_mbb - s["game_value_mbb"]})
         del player
+    if args.previous:
+        committed = ROOT / "results" / "triple-draw-cap4" / "compact"
+        new, old = load_player(str(committed.relative_to(ROOT)), weights=True), load_player(args.previous, weights=True)
+        record("previous", "triple-draw-cap4", play_match(None, new, old, args.hands, args.seed))
+        del new, old
     full = load_player("runs/single-draw")
     for extra in EXTRA:
         other = load_player(str(solve_extra(extra).relative_to(ROOT)))
         record("resolution", "single-draw", play_match(None, full, other, args.hands, args.seed),
                model_values(full, other))
 
-    kinds = ("baseline", "self-play", "resolution")
+    kinds = ("baseline", "self-play", "previous", "resolution")
     rows.sort(key=lambda r: (GAMES.index(r["game"]) if r["game"] in GAMES else len(GAMES), kinds.index(r["kind"])))
     gaps.sort(key=lambda g: GAMES.index(Path(g["strategy"]).name) if Path(g["strategy"]).name in GAMES else len(GAMES))
     OUT.mkdir(parents=True, exist_ok=True)
@@ -195,6 +208,17 @@ def write_readme(rows, gaps, args, seconds) -> None:
                         f"| {r['button_mbb']:+.1f} ± {r['button_ci95']:.1f} "
                         f"| {r['big_blind_mbb']:+.1f} ± {r['big_blind_ci95']:.1f} | "
                         + ("—" if r["model_mbb"] != r["model_mbb"] else f"{r['model_mbb']:+.1f}") + " |")
+    previous = [r for r in rows if r["kind"] == "previous"]
+    if previous:
+        text += ["", "## The committed cap-4 strategy against an earlier one", "",
+                 "The committed compact strategy (`results/triple-draw-cap4/compact`) against an earlier solve "
+                 "of the real game (`--previous`; what its folder holds is in its `compact.json` or "
+                 "`summary.json`).", "",
+                 "| A | B | hands | A's mbb/hand | with the button | in the big blind |", "|---|---|---:|---:|---:|---:|"]
+        for r in previous:
+            text.append(f"| `{r['a']}` | `{r['b']}` | {r['hands']:,} | **{r['mbb']:+.1f} ± {r['ci95']:.1f}** "
+                        f"| {r['button_mbb']:+.1f} ± {r['button_ci95']:.1f} "
+                        f"| {r['big_blind_mbb']:+.1f} ± {r['big_blind_ci95']:.1f} |")
     text += ["", "## Which strategies played", "",
              "Each game's strategy, against the reference solve committed in `results/GAME/summary.json`:", "",
              "| game | strategy played | results/ holds |", "|---|---|---|"]

@@ -435,7 +435,8 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     if args.phh:
         _check_phh_out(args.phh, args.force)
-    player_a, player_b = load_player(args.a), load_player(args.b)  # (once: --phh plays them again)
+    # Compact strategies as their counts: a quarter of the memory, the same play.
+    player_a, player_b = load_player(args.a, weights=True), load_player(args.b, weights=True)  # (once: --phh plays them again)
     result = play_match(config, player_a, player_b, args.hands, args.seed, progress=progress)
     if args.hands % 2:  # (said once the players are known good: an error comes alone)
         print(f"note: {args.hands:,} hands rounded up to {args.hands + 1:,} (whole duplicate pairs)", file=sys.stderr)

@@ -212,3 +212,30 @@ def test_the_committed_cap4_compact_strategy_is_whole_small_and_certified_close_
     assert manifest["full_exploitability_mbb"] == pytest.approx(summary["exploitability_mbb"], rel=1e-9)
     certified = manifest["certificate"]["exploitability_mbb"]
     assert certified == pytest.approx(manifest["full_exploitability_mbb"], rel=0.02)
+
+
+def test_a_match_plays_a_compact_strategy_from_its_counts_as_from_its_probabilities(run, tmp_path):
+    """``weights``: each entry its row's count in a byte (dropped rows equal counts on legal
+    actions), a quarter of float32's memory; every row is the same distribution, so a match plays
+    the same hands and the model's policy is the same."""
+    from solver.arena.match import ModelGame, load_player, play_match
+    from solver.cfr.compact_file import read_compact
+
+    out = tmp_path / "six"
+    compact.make_compact(run, out, min_reach=1e-4, bits=6)
+    floats, counts = read_compact(out), read_compact(out, weights=True)
+    assert counts.probabilities.dtype == np.uint8 and counts.probabilities.size == floats.probabilities.size
+    assert counts.probabilities.max() == 63 and not counts.probabilities.flags.writeable
+    layout = floats.layout
+    rows = normalised_slots(layout, counts.probabilities.astype(np.float32), 0, layout.n_slots)
+    assert np.max(np.abs(rows - floats.probabilities)) < 1e-6
+    assert compact.read_manifest(out)["rows_kept"] < compact.read_manifest(out)["rows"]  # dropped rows too
+    a, b = load_player(str(out)), load_player(str(out), weights=True)
+    assert b.probabilities.dtype == np.uint8 and a.probabilities.dtype == np.float32
+    for other in ("rule", "random"):
+        x, y = (play_match(None, p, other, hands=4_000, seed=5) for p in (a, b))
+        assert (x.mbb, x.button_mbb) == (y.mbb, y.button_mbb)
+    model = ModelGame.of(a.config)
+    assert np.allclose(model.policy(a), model.policy(b), atol=1e-6)
+    # Either kind plays the other (the kernels take both kinds in one type).
+    assert play_match(None, a, b, hands=2_000, seed=1).games == 2_000

@@ -49,29 +49,38 @@ class Player:
     @classmethod
     def of_strategy(cls, name: str, config: GameConfig, tree: PublicTree, layout: StrategyLayout,
                     probabilities: np.ndarray) -> "Player":
-        """A strategy player: average probabilities (float32) laid out by ``layout``."""
-        return cls(name, simulator.STRATEGY, config, np.asarray(probabilities, dtype=np.float32), layout, tree)
+        """A strategy player: average probabilities (float32) laid out by ``layout``, or a compact
+        strategy's counts in bytes (each row the same distribution unnormalised: the simulator
+        samples either)."""
+        if probabilities.dtype != np.uint8:
+            probabilities = np.asarray(probabilities, dtype=np.float32)
+        return cls(name, simulator.STRATEGY, config, probabilities, layout, tree)
 
     def arrays(self, rounds: int, n_states: int) -> simulator.PlayerArrays:
         """What the simulator kernels read of this player: its layout by node when the layout has
         one slot entry per node, else by its recall rule."""
+        no_probabilities, no_weights = read_only(np.zeros(1, np.float32)), read_only(np.zeros(1, np.uint8))
         if self.layout is None:
-            return simulator.PlayerArrays(self.code, read_only(np.zeros(1, np.float32)), no_layout(rounds, n_states),
+            return simulator.PlayerArrays(self.code, no_probabilities, no_weights, False, no_layout(rounds, n_states),
                                           no_rule(rounds), False)
         layout = self.layout
         by_rule = len(layout.slot_of) == 0
         rule = layout.rule.kernel_arrays(layout.slot_offset) if by_rule else no_rule(rounds)
-        return simulator.PlayerArrays(self.code, read_only(self.probabilities), layout.kernel_arrays(), rule, by_rule)
+        counted = self.probabilities.dtype == np.uint8
+        return simulator.PlayerArrays(self.code, no_probabilities if counted else read_only(self.probabilities),
+                                      read_only(self.probabilities) if counted else no_weights, counted,
+                                      layout.kernel_arrays(), rule, by_rule)
 
 
-def load_player(spec: str) -> Player:
-    """``rule``, ``station``, ``random`` or a strategy directory; ValueError otherwise."""
+def load_player(spec: str, weights: bool = False) -> Player:
+    """``rule``, ``station``, ``random`` or a strategy directory; ValueError otherwise.
+    ``weights``: a compact strategy as its counts (a quarter of the memory; matches)."""
     if spec in BASELINES:
         return Player(spec, simulator.PLAYER_CODES[spec])
     path = Path(spec)
     if not path.is_dir():
         raise ValueError(f"player {spec!r} is neither a baseline ({', '.join(BASELINES)}) nor a strategy directory")
-    saved = read_strategy(path)
+    saved = read_strategy(path, weights)
     return Player.of_strategy(str(path), saved.config, saved.tree, saved.layout, saved.probabilities)
 
 

@@ -59,9 +59,12 @@ from abstractions.transitions import draw_is_legal, reference_draw
 from ..game.layout import key_slot
 from ..game.rounds import BET, CONTINUE, FOLD
 
-# A player: its code, and for a solved strategy its probabilities (read-only float32) and their
-# layout: by node (``layout``) or, when ``by_rule``, by the history keys of ``rule``.
-PlayerArrays = namedtuple("PlayerArrays", "code probabilities layout rule by_rule")
+# A player: its code, and for a solved strategy its probabilities (read-only float32) or, when
+# ``counted``, a compact strategy's counts (``weights``, bytes: each row the same distribution
+# unnormalised; the other array is one entry), and their layout: by node (``layout``) or, when
+# ``by_rule``, by the history keys of ``rule``. Every player has both arrays, of these types, so
+# that the kernels compile once for any pair of players.
+PlayerArrays = namedtuple("PlayerArrays", "code probabilities weights counted layout rule by_rule")
 # What the kernels need of a game: the rounds' templates (as RoundTemplates.arrays), actions per
 # position, subtree sizes per position, and the deck.
 GameRules = namedtuple("GameRules", "seat label kind target contrib n_pos n_out start_contrib n_actions sizes draws "
@@ -119,6 +122,8 @@ def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
         n_act = len(hand) + 1 if is_draw else game.n_actions[rnd, phase]
         value = hand_value(hand, game.suits, game.ranks, game.code_to_value)
         start = strategy_entry(player, node, rnd, phase, pot, records) + player.layout.row_of[rnd, value]
+        if player.counted:
+            return _sample(player.weights, start, player.layout.row_width[rnd], n_act, state)
         return _sample(player.probabilities, start, player.layout.row_width[rnd], n_act, state)
     return baseline_action(player.code, rnd, phase, hand, game.n_pos, game.n_actions, game.label, game.suits,
                            game.ranks, game.draws, state)
@@ -135,7 +140,7 @@ def action_probabilities(player, node, rnd, phase, pot, records, hand, game, out
     stride = player.layout.row_width[rnd]
     total = 0.0
     for a in range(n_act):
-        out[a] = player.probabilities[start + a * stride]
+        out[a] = player.weights[start + a * stride] if player.counted else player.probabilities[start + a * stride]
         total += out[a]
     for a in range(n_act):
         out[a] = out[a] / total if total > 0.0 else 1.0 / n_act
@@ -505,9 +510,17 @@ def fill_class_policy(player, target_seat, kind, seat, node_round, phase, pot, r
                 out[base + a * width + layout.row_of[rnd, v]] = 0.0
             if player.code == STRATEGY:
                 start = strategy_entry(player, node, rnd, p, pot[node], records[node]) + player.layout.row_of[rnd, v]
+                stride = player.layout.row_width[rnd]
+                total = 1.0
+                if player.counted:
+                    total = 0.0
+                    for a in range(n_act):
+                        total += player.weights[start + a * stride]
                 for a in range(n_act):
-                    out[base + a * width + layout.row_of[rnd, v]] = player.probabilities[
-                        start + a * player.layout.row_width[rnd]]
+                    if player.counted:
+                        out[base + a * width + layout.row_of[rnd, v]] = player.weights[start + a * stride] / total
+                    else:
+                        out[base + a * width + layout.row_of[rnd, v]] = player.probabilities[start + a * stride]
             elif player.code == RANDOM:
                 n_legal = 0
                 for a in range(n_act):
