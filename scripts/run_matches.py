@@ -95,15 +95,16 @@ def main(argv=None) -> int:
     start = time.time()
     names = args.games or [name for name in GAMES if (RUNS / name / "strategy.npz").is_file()]
     missing = [name for name in names if not (RUNS / name / "strategy.npz").is_file()]
-    if missing or "single-draw" not in names:
-        need = missing or ["single-draw"]
-        raise SystemExit(f"runs/{need[0]} has no strategy: run python scripts/make_results.py first "
-                         "(the resolution matches need runs/single-draw)")
+    if missing or not names:
+        raise SystemExit(f"runs/{(missing or ['single-draw'])[0]} has no strategy: run python "
+                         "scripts/make_results.py first")
     games = [(name, RUNS / name) for name in names]
-    # Rows of games not played now are kept (their strategies may be gone from runs/).
-    # (The resolution matches are played on every run: their old rows go too.)
-    rows = [r for r in _read(OUT / "matches.csv") if (r["game"] not in names or r["kind"] == "previous")
-            and r["kind"] != "resolution" and not (r["kind"] == "previous" and args.previous)]
+    # Rows of games not played now are kept (their strategies may be gone from runs/); the
+    # resolution matches are single draw's, played again with it.
+    resolutions = "single-draw" in names
+    rows = [r for r in _read(OUT / "matches.csv")
+            if (r["game"] not in names or r["kind"] == "previous") and not (r["kind"] == "resolution" and resolutions)
+            and not (r["kind"] == "previous" and args.previous)]
     gaps = [g for g in _read(OUT / "model_gap.csv") if Path(g["strategy"]).name not in names]
 
     def record(kind: str, game: str, result, model=None) -> None:
@@ -137,11 +138,12 @@ def main(argv=None) -> int:
         new, old = load_player(str(committed.relative_to(ROOT)), weights=True), load_player(args.previous, weights=True)
         record("previous", "triple-draw-cap4", play_match(None, new, old, args.hands, args.seed))
         del new, old
-    full = load_player("runs/single-draw")
-    for extra in EXTRA:
-        other = load_player(str(solve_extra(extra).relative_to(ROOT)))
-        record("resolution", "single-draw", play_match(None, full, other, args.hands, args.seed),
-               model_values(full, other))
+    if resolutions:
+        full = load_player("runs/single-draw")
+        for extra in EXTRA:
+            other = load_player(str(solve_extra(extra).relative_to(ROOT)))
+            record("resolution", "single-draw", play_match(None, full, other, args.hands, args.seed),
+                   model_values(full, other))
 
     kinds = ("baseline", "self-play", "previous", "resolution")
     rows.sort(key=lambda r: (GAMES.index(r["game"]) if r["game"] in GAMES else len(GAMES), kinds.index(r["kind"])))
@@ -181,8 +183,25 @@ def committed_note(gap: dict) -> str:
             "matches were played by an earlier strategy, not the committed one")
 
 
+def resolutions_said() -> str:
+    """What the resolution matches' strategies are: from their runs, else (not played again: single
+    draw not among the games) as the README said it last."""
+    if all((RUNS / name / "summary.json").is_file() for name in EXTRA):
+        extra = {name: summary(RUNS / name) for name in EXTRA}
+        return ("The full-resolution single-draw strategy against a coarser one in the same game "
+                f"(64 buckets a round, {extra['single-draw-b64']['iterations']} iterations, exploitability "
+                f"{extra['single-draw-b64']['exploitability_mbb']:.3g} mbb/hand in the model) and an early one "
+                f"({extra['single-draw-50it']['iterations']} iterations, "
+                f"{extra['single-draw-50it']['exploitability_mbb']:.3g} mbb/hand).")
+    said = (OUT / "README.md").read_text() if (OUT / "README.md").is_file() else ""
+    for line in said.splitlines():
+        if line.startswith("The full-resolution single-draw strategy against"):
+            return line
+    raise SystemExit("the resolution matches' runs (runs/single-draw-b64, runs/single-draw-50it) are not here "
+                     "and results/matches/README.md does not say what they were: add --games single-draw")
+
+
 def write_readme(rows, gaps, args, seconds) -> None:
-    extra = {name: summary(RUNS / name) for name in EXTRA}
     text = ["# Matches in real Badugi", "",
             f"`python scripts/run_matches.py --hands {args.hands} --seed {args.seed}"
             + (f" --games {' '.join(args.games)}" if args.games else "")
@@ -233,12 +252,7 @@ def write_readme(rows, gaps, args, seconds) -> None:
     for g in gaps:
         text.append(f"| {g['game']} | {g['exploitability_mbb']:.3g} | {g['model_value_mbb']:+.1f} | "
                     f"{g['real_value_mbb']:+.1f} ± {g['real_ci95']:.1f} | {g['gap_mbb']:+.1f} |")
-    text += ["", "## Resolutions", "",
-             "The full-resolution single-draw strategy against a coarser one in the same game "
-             f"(64 buckets a round, {extra['single-draw-b64']['iterations']} iterations, exploitability "
-             f"{extra['single-draw-b64']['exploitability_mbb']:.3g} mbb/hand in the model) and an early one "
-             f"({extra['single-draw-50it']['iterations']} iterations, "
-             f"{extra['single-draw-50it']['exploitability_mbb']:.3g} mbb/hand).", "",
+    text += ["", "## Resolutions", "", resolutions_said(), "",
              "| A | B | hands | A's mbb/hand in real Badugi | in the model |", "|---|---|---:|---:|---:|"]
     for r in rows:
         if r["kind"] == "resolution":
