@@ -239,3 +239,38 @@ def test_a_match_plays_a_compact_strategy_from_its_counts_as_from_its_probabilit
     assert np.allclose(model.policy(a), model.policy(b), atol=1e-6)
     # Either kind plays the other (the kernels take both kinds in one type).
     assert play_match(None, a, b, hands=2_000, seed=1).games == 2_000
+
+
+def test_the_file_leaves_out_slot_offsets_and_an_older_file_that_has_them_still_reads(run, everything, tmp_path):
+    """Version 2 leaves out the layout's slot offsets (its slots' sizes summed; they compress
+    badly) and the reader recomputes them; a version-1 file, which carries them, reads the same."""
+    import hashlib
+    import shutil
+
+    from solver.cfr.compact_file import read_compact, read_parts, write_manifest
+
+    manifest = compact.read_manifest(everything)
+    assert manifest["version"] == 2
+    blob = lzma.decompress(read_parts(everything, manifest))
+    with np.load(io.BytesIO(blob)) as z:
+        members = {name: z[name] for name in z.files}
+    assert "layout_slot_offset" not in members and "layout_slot_actions" in members
+    full, new = load_strategy(run), read_compact(everything)
+    assert np.array_equal(new.layout.slot_offset, full.layout.slot_offset)
+    # The same strategy written as version 1 (offsets in the file) reads to the same bytes.
+    old = tmp_path / "v1"
+    shutil.copytree(everything, old)
+    members["layout_slot_offset"] = full.layout.slot_offset
+    buffer = io.BytesIO()
+    np.savez(buffer, **members)
+    data = lzma.compress(buffer.getvalue(), preset=1)
+    for part in manifest["parts"]:
+        (old / part["file"]).unlink()
+    (old / "compact.part01.bin").write_bytes(data)
+    digest = hashlib.sha256(data).hexdigest()
+    write_manifest(old, dict(manifest, version=1, bytes=len(data), sha256=digest,
+                             parts=[{"file": "compact.part01.bin", "bytes": len(data), "sha256": digest}]))
+    assert np.array_equal(read_compact(old).probabilities, new.probabilities)
+    write_manifest(old, dict(compact.read_manifest(old), version=3))
+    with pytest.raises(CheckpointError, match="format version 3, this solver reads 1 and 2"):
+        read_compact(old)

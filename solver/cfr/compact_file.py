@@ -35,7 +35,8 @@ from .walker import in_threads, read_only
 
 COMPACT_NAME = "compact.json"
 COMPACT_KIND = "badugi-compact-strategy"
-COMPACT_VERSION = 1
+COMPACT_VERSION = 2            # 2: the layout's slot offsets are left out (they are its slots' sizes summed)
+READ_VERSIONS = (1, 2)
 PART_BYTES = 50 * 10**6        # at most this many bytes a part file
 DEFAULT_MIN_REACH = 1e-7       # rows a seat's own play reaches less often than this are dropped
 # A kept row's probabilities in (2^bits - 1)ths: 255ths at 8 bits, 65,535ths at 16; fewer bits
@@ -71,6 +72,19 @@ def expand_rows(slot_round, slot_actions, slot_offset, row_width, keep, levels, 
     return at
 
 
+def slot_offsets(slot_actions: np.ndarray, slot_round: np.ndarray, row_width: np.ndarray) -> np.ndarray:
+    """(slots + 1,) each slot's first entry: its actions times its round's row width, summed (what
+    a layout's slot offsets are; a compact file leaves them out, as they compress badly)."""
+    slot_round = np.asarray(slot_round, np.int64)
+    if len(slot_round) != len(slot_actions) or (len(slot_round) and (slot_round.min() < 0
+                                                                     or slot_round.max() >= len(row_width))):
+        raise LayoutError("the layout's slots do not fit its rounds")
+    sizes = np.asarray(slot_actions, np.int64) * np.asarray(row_width, np.int64)[slot_round]
+    out = np.zeros(len(sizes) + 1, np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
 def row_offsets(layout: StrategyLayout) -> np.ndarray:
     """(slots + 1,) the first bucket row of each slot."""
     widths = layout.row_width[layout.slot_round.astype(np.int64)]
@@ -95,9 +109,9 @@ def read_manifest(directory: str | Path) -> dict:
         raise CheckpointError(f"{path} is damaged: not JSON ({err})") from None
     if not isinstance(manifest, dict) or manifest.get("kind") != COMPACT_KIND:
         raise CheckpointError(f"{path} is not a compact strategy's manifest")
-    if manifest.get("version") != COMPACT_VERSION:
+    if manifest.get("version") not in READ_VERSIONS:
         raise CheckpointError(f"{path} has format version {manifest.get('version')}, this solver reads "
-                              f"{COMPACT_VERSION}")
+                              f"{' and '.join(map(str, READ_VERSIONS))}")
     for key, kind in MANIFEST_FIELDS.items():
         if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
             raise CheckpointError(f"{path} is damaged: its {key!r} is missing or not {kind_name(kind)}")
@@ -163,8 +177,10 @@ def read_compact(directory: str | Path, weights: bool = False) -> StrategyFile:
             raise
         raise CheckpointError(f"{directory}: its compact strategy cannot be read ({err})") from None
     try:
-        layout = StrategyLayout.from_arrays({name[len(LAYOUT_PREFIX):]: value for name, value in members.items()
-                                             if name.startswith(LAYOUT_PREFIX)})
+        arrays = {name[len(LAYOUT_PREFIX):]: value for name, value in members.items() if name.startswith(LAYOUT_PREFIX)}
+        if "slot_offset" not in arrays and "slot_actions" in arrays:  # (version 2: not in the file)
+            arrays["slot_offset"] = slot_offsets(arrays["slot_actions"], arrays["slot_round"], arrays["row_width"])
+        layout = StrategyLayout.from_arrays(arrays)
         tree = None
         if any(name.startswith(TREE_PREFIX) for name in members):
             tree = PublicTree.from_arrays(config, {name[len(TREE_PREFIX):]: value for name, value in members.items()

@@ -198,7 +198,9 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
     say(f"{int(keep.sum()):,} of {len(keep):,} rows kept (reach at least {min_reach:g}), "
         f"{time.perf_counter() - t0:.1f} s")
     members = {"keep": np.packbits(keep), "n_rows": np.array(len(keep), np.int64), "counts": counts}
-    members.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items()})
+    # (not the slot offsets: the slots' sizes summed, which read_compact recomputes; at cap 4 in
+    # recall 2 they were about 70 of a 188 MB file)
+    members.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items() if name != "slot_offset"})
     if saved.tree is not None:
         members.update({TREE_PREFIX + name: value for name, value in saved.tree.arrays().items()})
     buffer = io.BytesIO()
