@@ -106,6 +106,13 @@ def _sample(probs, start, stride, n, state):
 
 
 @njit(cache=True, inline="always")
+def strategy_weight(player, i):
+    """A strategy player's weight at storage entry ``i``: its probability, or its count when
+    ``counted`` (rows are normalised by whoever reads them)."""
+    return player.weights[i] if player.counted else player.probabilities[i]
+
+
+@njit(cache=True, inline="always")
 def strategy_entry(player, node, rnd, phase, pot, records):
     """First storage entry of a decision point's slot for a strategy player."""
     if player.by_rule:
@@ -140,7 +147,7 @@ def action_probabilities(player, node, rnd, phase, pot, records, hand, game, out
     stride = player.layout.row_width[rnd]
     total = 0.0
     for a in range(n_act):
-        out[a] = player.weights[start + a * stride] if player.counted else player.probabilities[start + a * stride]
+        out[a] = strategy_weight(player, start + a * stride)
         total += out[a]
     for a in range(n_act):
         out[a] = out[a] / total if total > 0.0 else 1.0 / n_act
@@ -511,16 +518,13 @@ def fill_class_policy(player, target_seat, kind, seat, node_round, phase, pot, r
             if player.code == STRATEGY:
                 start = strategy_entry(player, node, rnd, p, pot[node], records[node]) + player.layout.row_of[rnd, v]
                 stride = player.layout.row_width[rnd]
-                total = 1.0
+                total = 1.0  # (probabilities are copied as they are: x / 1.0 is x)
                 if player.counted:
                     total = 0.0
                     for a in range(n_act):
-                        total += player.weights[start + a * stride]
+                        total += strategy_weight(player, start + a * stride)
                 for a in range(n_act):
-                    if player.counted:
-                        out[base + a * width + layout.row_of[rnd, v]] = player.weights[start + a * stride] / total
-                    else:
-                        out[base + a * width + layout.row_of[rnd, v]] = player.probabilities[start + a * stride]
+                    out[base + a * width + layout.row_of[rnd, v]] = strategy_weight(player, start + a * stride) / total
             elif player.code == RANDOM:
                 n_legal = 0
                 for a in range(n_act):

@@ -27,7 +27,7 @@ from numba import njit
 from abstractions.files import atomic_write
 
 from ..game.config import ConfigError, GameConfig
-from ..game.layout import LayoutError, StrategyLayout
+from ..game.layout import LayoutError, StrategyLayout, slot_offsets
 from ..game.tree import PublicTree
 from .files import LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
 from .kernels import average_slots
@@ -70,19 +70,6 @@ def expand_rows(slot_round, slot_actions, slot_offset, row_width, keep, levels, 
                     out[start + a * width + b] = 0.0
         r += width
     return at
-
-
-def slot_offsets(slot_actions: np.ndarray, slot_round: np.ndarray, row_width: np.ndarray) -> np.ndarray:
-    """(slots + 1,) each slot's first entry: its actions times its round's row width, summed (what
-    a layout's slot offsets are; a compact file leaves them out, as they compress badly)."""
-    slot_round = np.asarray(slot_round, np.int64)
-    if len(slot_round) != len(slot_actions) or (len(slot_round) and (slot_round.min() < 0
-                                                                     or slot_round.max() >= len(row_width))):
-        raise LayoutError("the layout's slots do not fit its rounds")
-    sizes = np.asarray(slot_actions, np.int64) * np.asarray(row_width, np.int64)[slot_round]
-    out = np.zeros(len(sizes) + 1, np.int64)
-    np.cumsum(sizes, out=out[1:])
-    return out
 
 
 def row_offsets(layout: StrategyLayout) -> np.ndarray:

@@ -146,6 +146,20 @@ class LayoutError(ValueError):
     """Row maps that cannot form a layout (out of range, or mixing classes with different legal draws)."""
 
 
+def slot_offsets(slot_actions: np.ndarray, slot_round: np.ndarray, row_width: np.ndarray) -> np.ndarray:
+    """(slots + 1,) each slot's first entry: its actions times its round's row width, summed
+    (what a layout's slot offsets are; compact files leave them out and read them back so);
+    LayoutError if a slot's round is not one of ``row_width``'s."""
+    slot_round = np.asarray(slot_round, np.int64)
+    if len(slot_round) != len(slot_actions) or (len(slot_round) and (slot_round.min() < 0
+                                                                     or slot_round.max() >= len(row_width))):
+        raise LayoutError("the layout's slots do not fit its rounds")
+    sizes = np.asarray(slot_actions, np.int64) * np.asarray(row_width, np.int64)[slot_round]
+    out = np.zeros(len(sizes) + 1, np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
 @dataclass(frozen=True)
 class StrategyLayout:
     """The storage map of one game's strategies; see the module docstring."""
@@ -181,9 +195,8 @@ class StrategyLayout:
     def _of_slots(cls, slot_of, slot_round, slot_seat, slot_kind, slot_actions, row_width, row_of, class_legal,
                   rule=None) -> "StrategyLayout":
         slot_round, slot_actions = np.asarray(slot_round, np.int8), np.asarray(slot_actions, np.int8)
-        sizes = slot_actions.astype(np.int64) * row_width[slot_round]
         return cls(slot_of, slot_round, np.asarray(slot_seat, np.int8), np.asarray(slot_kind, np.int8), slot_actions,
-                   np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), row_width.astype(np.int64), row_of,
+                   slot_offsets(slot_actions, slot_round, row_width), row_width.astype(np.int64), row_of,
                    np.asarray(class_legal, dtype=bool), rule)
 
     @classmethod

@@ -199,7 +199,7 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         f"{time.perf_counter() - t0:.1f} s")
     members = {"keep": np.packbits(keep), "n_rows": np.array(len(keep), np.int64), "counts": counts}
     # (not the slot offsets: the slots' sizes summed, which read_compact recomputes; at cap 4 in
-    # recall 2 they were about 70 of a 188 MB file)
+    # recall 2 leaving them out took the file from 188.3 to 158.9 MB)
     members.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items() if name != "slot_offset"})
     if saved.tree is not None:
         members.update({TREE_PREFIX + name: value for name, value in saved.tree.arrays().items()})
