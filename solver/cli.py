@@ -605,9 +605,11 @@ def cmd_compact(args: argparse.Namespace) -> int:
         raise CliError(f"{out} holds a solved run's strategy file: give a directory of its own to the compact one")
     if (out / COMPACT_NAME).exists() and not args.force:
         raise CliError(f"{out} already holds a compact strategy (--force replaces it)")
+    if args.fine_reach is not None and args.fine_reach <= args.min_reach:
+        raise CliError(f"--fine-reach ({args.fine_reach:g}) must be above --min-reach ({args.min_reach:g})")
     say = print
     manifest = make_compact(args.dir, out, args.min_reach, int(args.part_mb * 10**6) if args.part_mb else PART_BYTES,
-                            args.bits, say=say)
+                            args.bits, args.fine_reach, say=say)
     if not args.no_certify:
         say("certifying the compact strategy: exact best response at full resolution")
         manifest = certify(out, say=say)
@@ -914,7 +916,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compact", help="a solved strategy made small enough to ship and play (8-bit, rows never "
                        "reached dropped), certified",
                        epilog="examples:\n  badugi compact runs/single-draw --out runs/single-draw-compact\n"
-                              "  badugi compact runs/single-draw --out runs/sd-small --min-reach 1e-4 --no-certify\n",
+                              "  badugi compact runs/single-draw --out runs/sd-small --min-reach 1e-4 --no-certify\n"
+                              "  badugi compact runs/single-draw --out runs/sd-steps --bits 6 --fine-reach 1e-3\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="a solved run (badugi solve's directory: its strategy file and checkpoint)")
     p.add_argument("--out", required=True, help="output directory of the compact strategy")
@@ -925,6 +928,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bits", type=int, choices=(4, 5, 6, 7, 8, 16), default=8,
                    help="bits a probability (default 8: 255ths; 4 to 7 for fewer levels and a smaller file, 16 for "
                    "a strategy closer than about 1 mbb/hand)")
+    p.add_argument("--fine-reach", type=float, metavar="P", action=_InRange, low=0.0, high=1.0,
+                   help="rows reached less often than this keep coarser probabilities: a row of reach r steps by "
+                   "the largest divisor of the levels at most P/r (reach times step at most P's; default: every "
+                   "kept row at full --bits)")
     p.add_argument("--no-certify", action="store_true",
                    help="skip the certificate (the exact best response to the compact strategy; minutes at cap 4)")
     p.add_argument("--force", action="store_true", help="replace a compact strategy already in --out")

@@ -243,24 +243,30 @@ def test_a_match_plays_a_compact_strategy_from_its_counts_as_from_its_probabilit
 
 def test_the_file_leaves_out_slot_offsets_and_an_older_file_that_has_them_still_reads(run, everything, tmp_path):
     """Version 2 leaves out the layout's slot offsets (its slots' sizes summed; they compress
-    badly) and the reader recomputes them; a version-1 file, which carries them, reads the same."""
+    badly) and the reader recomputes them; version 3 keeps a recall rule's key table as its slots'
+    code steps. A version-1 file, which carries both whole, reads the same."""
     import hashlib
     import shutil
 
     from solver.cfr.compact_file import read_compact, read_parts, write_manifest
 
     manifest = compact.read_manifest(everything)
-    assert manifest["version"] == 2
+    assert manifest["version"] == 3
     blob = lzma.decompress(read_parts(everything, manifest))
     with np.load(io.BytesIO(blob)) as z:
         members = {name: z[name] for name in z.files}
     assert "layout_slot_offset" not in members and "layout_slot_actions" in members
+    assert "layout_rule_code_slot" not in members and "code_steps" in members
     full, new = load_strategy(run), read_compact(everything)
+    assert full.layout.rule is not None and np.any(full.layout.rule.code_slot < 0)
     assert np.array_equal(new.layout.slot_offset, full.layout.slot_offset)
-    # The same strategy written as version 1 (offsets in the file) reads to the same bytes.
+    assert np.array_equal(new.layout.rule.code_slot, full.layout.rule.code_slot)
+    # The same strategy written as version 1 (offsets and key table in the file) reads to the same bytes.
     old = tmp_path / "v1"
     shutil.copytree(everything, old)
     members["layout_slot_offset"] = full.layout.slot_offset
+    members["layout_rule_code_slot"] = full.layout.rule.code_slot
+    del members["code_steps"]
     buffer = io.BytesIO()
     np.savez(buffer, **members)
     data = lzma.compress(buffer.getvalue(), preset=1)
@@ -271,6 +277,67 @@ def test_the_file_leaves_out_slot_offsets_and_an_older_file_that_has_them_still_
     write_manifest(old, dict(manifest, version=1, bytes=len(data), sha256=digest,
                              parts=[{"file": "compact.part01.bin", "bytes": len(data), "sha256": digest}]))
     assert np.array_equal(read_compact(old).probabilities, new.probabilities)
-    write_manifest(old, dict(compact.read_manifest(old), version=3))
-    with pytest.raises(CheckpointError, match="format version 3, this solver reads 1 and 2"):
+    write_manifest(old, dict(compact.read_manifest(old), version=4))
+    with pytest.raises(CheckpointError, match="format version 4, this solver reads 1, 2 and 3"):
         read_compact(old)
+
+
+def test_a_key_table_said_slot_by_slot_comes_back_and_a_damaged_one_is_refused():
+    """layout.code_steps and code_slots: the key table back exactly (keys no history has stay -1,
+    slots in any order of codes); steps out of range or two slots on one key raise LayoutError."""
+    from solver.game.layout import LayoutError, code_slots, code_steps
+
+    table = np.array([-1, 2, -1, 0, 1, -1, 3, -1], np.int64)
+    steps = code_steps(table)
+    assert steps.tolist() == [3, 1, -3, 5]
+    assert np.array_equal(code_slots(steps, len(table)), table)
+    with pytest.raises(LayoutError, match="out of the rule's range"):
+        code_slots(np.array([3, 1, -3, 8]), len(table))
+    with pytest.raises(LayoutError, match="two slots have one key code"):
+        code_slots(np.array([3, 1, -1, 0]), len(table))
+
+
+def test_rows_reached_rarely_step_coarser_by_their_reach(run, tmp_path, monkeypatch):
+    """``fine_reach``: a kept row of reach r has probabilities in steps of d/63 (6 bits), d the
+    largest divisor of 63 at most fine_reach / r, so reach times step never passes fine_reach's
+    (rows at least that reached keep every level); the reader needs nothing new, and the file
+    is smaller than with every row at full levels."""
+    assert compact.row_steps(np.array([1e-3, 4e-4, 3e-4, 1e-4, 1e-5, 0.0]), 63, 1e-3).tolist() == [1, 1, 3, 9, 63, 63]
+    assert compact.row_steps(np.array([1e-9]), 63, None).tolist() == [1]
+    seen = []
+    real = compact.row_steps
+
+    def recording(reach, levels, fine_reach):
+        steps = real(reach, levels, fine_reach)
+        seen.append((np.array(reach), steps))
+        return steps
+
+    monkeypatch.setattr(compact, "row_steps", recording)
+    fine, full = tmp_path / "fine", tmp_path / "full"
+    manifest = compact.make_compact(run, fine, min_reach=1e-4, bits=6, fine_reach=0.05)
+    monkeypatch.setattr(compact, "row_steps", real)
+    compact.make_compact(run, full, min_reach=1e-4, bits=6)
+    assert manifest["fine_reach"] == 0.05 and compact.read_manifest(full)["fine_reach"] is None
+    reach = np.concatenate([r for r, _ in seen])
+    steps = np.concatenate([s for _, s in seen])
+    kept = reach >= 1e-4
+    assert len(reach) == manifest["rows"] and kept.sum() == manifest["rows_kept"]
+    assert set(np.unique(steps[kept])) <= {1, 3, 7, 9, 21, 63} and len(np.unique(steps[kept])) >= 3
+    assert np.all((steps == 1) | (reach * steps <= 0.05)) and np.all(steps[reach >= 0.05] == 1)
+    small, whole = load_strategy(fine), load_strategy(full)
+    layout = small.layout
+    rows = compact.row_offsets(layout)
+    for s in range(layout.n_slots):
+        width = int(layout.row_width[layout.slot_round[s]])
+        block = small.probabilities[layout.slot_offset[s]:layout.slot_offset[s + 1]].reshape(-1, width)
+        other = whole.probabilities[layout.slot_offset[s]:layout.slot_offset[s + 1]].reshape(-1, width)
+        for b in np.nonzero(kept[rows[s]:rows[s + 1]])[0]:
+            units = block[:, b] * 63 / steps[rows[s] + b]
+            assert np.allclose(units, np.round(units), atol=1e-3)
+            if steps[rows[s] + b] == 1:  # at every level: as the file with every row at full levels has it
+                assert np.array_equal(block[:, b], other[:, b])
+    assert manifest["bytes"] < compact.read_manifest(full)["bytes"]
+    with pytest.raises(ValueError, match="fine reach must be above the min reach"):
+        compact.make_compact(run, tmp_path / "x", min_reach=1e-4, fine_reach=1e-5)
+    assert main(["compact", str(run), "--out", str(tmp_path / "y"), "--min-reach", "1e-3", "--fine-reach", "1e-4",
+                 "--no-certify"]) == 2

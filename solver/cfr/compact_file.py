@@ -27,7 +27,7 @@ from numba import njit
 from abstractions.files import atomic_write
 
 from ..game.config import ConfigError, GameConfig
-from ..game.layout import LayoutError, StrategyLayout, slot_offsets
+from ..game.layout import RULE_PREFIX, LayoutError, StrategyLayout, code_slots, slot_offsets
 from ..game.tree import PublicTree
 from .files import LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
 from .kernels import average_slots
@@ -35,8 +35,10 @@ from .walker import in_threads, read_only
 
 COMPACT_NAME = "compact.json"
 COMPACT_KIND = "badugi-compact-strategy"
-COMPACT_VERSION = 2            # 2: the layout's slot offsets are left out (they are its slots' sizes summed)
-READ_VERSIONS = (1, 2)
+COMPACT_VERSION = 3            # 2: the layout's slot offsets are left out (they are its slots' sizes summed);
+#                                3: a recall rule's key table is kept as its slots' code steps (layout.code_steps)
+READ_VERSIONS = (1, 2, 3)
+CODE_STEPS = "code_steps"      # (version 3) the member holding a recall rule's key table as code steps
 PART_BYTES = 50 * 10**6        # at most this many bytes a part file
 DEFAULT_MIN_REACH = 1e-7       # rows a seat's own play reaches less often than this are dropped
 # A kept row's probabilities in (2^bits - 1)ths: 255ths at 8 bits, 65,535ths at 16; fewer bits
@@ -98,7 +100,7 @@ def read_manifest(directory: str | Path) -> dict:
         raise CheckpointError(f"{path} is not a compact strategy's manifest")
     if manifest.get("version") not in READ_VERSIONS:
         raise CheckpointError(f"{path} has format version {manifest.get('version')}, this solver reads "
-                              f"{' and '.join(map(str, READ_VERSIONS))}")
+                              f"{', '.join(map(str, READ_VERSIONS[:-1]))} and {READ_VERSIONS[-1]}")
     for key, kind in MANIFEST_FIELDS.items():
         if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
             raise CheckpointError(f"{path} is damaged: its {key!r} is missing or not {kind_name(kind)}")
@@ -167,6 +169,9 @@ def read_compact(directory: str | Path, weights: bool = False) -> StrategyFile:
         arrays = {name[len(LAYOUT_PREFIX):]: value for name, value in members.items() if name.startswith(LAYOUT_PREFIX)}
         if "slot_offset" not in arrays and "slot_actions" in arrays:  # (version 2: not in the file)
             arrays["slot_offset"] = slot_offsets(arrays["slot_actions"], arrays["slot_round"], arrays["row_width"])
+        if CODE_STEPS in members:  # (version 3: a recall rule's key table, said slot by slot)
+            arrays[RULE_PREFIX + "code_slot"] = code_slots(members.pop(CODE_STEPS),
+                                                           int(arrays[RULE_PREFIX + "code_base"][-1]))
         layout = StrategyLayout.from_arrays(arrays)
         tree = None
         if any(name.startswith(TREE_PREFIX) for name in members):

@@ -160,6 +160,32 @@ def slot_offsets(slot_actions: np.ndarray, slot_round: np.ndarray, row_width: np
     return out
 
 
+def code_steps(code_slot: np.ndarray) -> np.ndarray:
+    """A recall rule's key table (``RecallRule.code_slot``) said slot by slot: the differences
+    between consecutive slots' key codes (the first slot's code first). Keys are numbered densely
+    and their slots in a regular order, so these take a few dozen values and compress to almost
+    nothing, where the table (one int64 per possible key: 1.8 GB at cap 4 in recall 2) does not;
+    :func:`code_slots` is the inverse."""
+    code_slot = np.asarray(code_slot, np.int64)
+    valid = np.flatnonzero(code_slot >= 0)
+    slot_code = np.empty(len(valid), np.int64)
+    slot_code[code_slot[valid]] = valid
+    return np.diff(slot_code, prepend=0)
+
+
+def code_slots(steps: np.ndarray, n_codes: int) -> np.ndarray:
+    """The key table of :func:`code_steps`'s ``steps`` over ``n_codes`` keys (-1 where no slot
+    has the key); LayoutError if a slot's code is out of range or two slots share one."""
+    codes = np.cumsum(np.asarray(steps, np.int64))
+    if len(codes) and (codes.min() < 0 or codes.max() >= n_codes):
+        raise LayoutError("a slot's key code is out of the rule's range")
+    code_slot = np.full(n_codes, -1, np.int64)
+    code_slot[codes] = np.arange(len(codes), dtype=np.int64)
+    if np.count_nonzero(code_slot >= 0) != len(codes):
+        raise LayoutError("two slots have one key code")
+    return code_slot
+
+
 @dataclass(frozen=True)
 class StrategyLayout:
     """The storage map of one game's strategies; see the module docstring."""

@@ -40,11 +40,11 @@ from numba import njit
 
 from abstractions.files import atomic_write
 
-from ..cfr.compact_file import (CHUNK_ENTRIES, COMPACT_KIND, COMPACT_VERSION, COUNT_TYPES, DEFAULT_MIN_REACH,
+from ..cfr.compact_file import (CHUNK_ENTRIES, CODE_STEPS, COMPACT_KIND, COMPACT_VERSION, COUNT_TYPES, DEFAULT_MIN_REACH,
                                 LZMA_PRESET, PART_BYTES, read_compact, read_manifest, row_offsets, write_manifest)
 from ..cfr.files import CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, \
     load_checkpoint, load_strategy_file
-from ..game.layout import StrategyLayout
+from ..game.layout import RULE_PREFIX, StrategyLayout, code_steps
 from .strategy import find_decision
 
 # -- kernels -------------------------------------------------------------------------------------
@@ -69,10 +69,12 @@ def row_masses(slot_round, slot_actions, slot_offset, row_width, sums, base, out
 
 
 @njit(cache=True)
-def quantize_rows(slot_round, slot_actions, slot_offset, row_width, probs, base, keep, levels, counts, at):
+def quantize_rows(slot_round, slot_actions, slot_offset, row_width, probs, base, keep, step, levels, counts, at):
     """The kept rows' probabilities in ``levels``ths (largest remainder: they sum to ``levels``),
     all but each row's last action, appended to ``counts`` from ``at``; returns where the next
-    row goes."""
+    row goes. ``step[r]`` (a divisor of ``levels``): row ``r``'s counts are multiples of it, its
+    probabilities in ``levels // step[r]``ths (1: every level; ``levels``: the row's likeliest
+    action alone)."""
     r = 0
     frac = np.zeros(16)
     units = np.zeros(16, np.int64)
@@ -85,14 +87,16 @@ def quantize_rows(slot_round, slot_actions, slot_offset, row_width, probs, base,
                 total = 0.0
                 for a in range(k):
                     total += max(probs[start + a * width + b], 0.0)
+                unit = step[r + b]
+                whole = levels // unit
                 given = 0
                 for a in range(k):
                     p = max(probs[start + a * width + b], 0.0) / total if total > 0 else 1.0 / k
-                    x = p * levels
+                    x = p * whole
                     units[a] = int(np.floor(x))
                     frac[a] = x - units[a]
                     given += units[a]
-                while given < levels:  # the largest remainders get the units left, the first on ties
+                while given < whole:  # the largest remainders get the units left, the first on ties
                     best = 0
                     for a in range(1, k):
                         if frac[a] > frac[best]:
@@ -101,7 +105,7 @@ def quantize_rows(slot_round, slot_actions, slot_offset, row_width, probs, base,
                     frac[best] = -1.0
                     given += 1
                 for a in range(k - 1):
-                    counts[at + a] = units[a]
+                    counts[at + a] = units[a] * unit
                 at += k - 1
         r += width
     return at
@@ -135,14 +139,31 @@ def _first_slots(strategy_file: StrategyFile) -> dict[int, int]:
     return first
 
 
+def row_steps(reach: np.ndarray, levels: int, fine_reach: float | None) -> np.ndarray:
+    """Each row's step in ``levels``ths (see :func:`quantize_rows`): 1 where ``fine_reach`` is
+    None or the row's reach is at least it, else the largest divisor of ``levels`` at most
+    ``fine_reach / reach``, so that no row's reach times its step passes ``fine_reach``'s (a
+    row's rounding moves the seat's value by at most its reach times its step, the pot and the
+    actions given)."""
+    if fine_reach is None:
+        return np.ones(len(reach), np.int32)
+    divisors = np.array([d for d in range(1, levels + 1) if levels % d == 0], np.int64)
+    with np.errstate(divide="ignore"):
+        ratio = fine_reach / np.asarray(reach, np.float64)
+    return divisors[np.maximum(np.searchsorted(divisors, ratio, side="right") - 1, 0)].astype(np.int32)
+
+
 def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MIN_REACH,
-                 part_bytes: int = PART_BYTES, bits: int = 8, say=lambda line: None) -> dict:
+                 part_bytes: int = PART_BYTES, bits: int = 8, fine_reach: float | None = None,
+                 say=lambda line: None) -> dict:
     """Write the compact strategy of the solved run in ``run`` (its strategy file, and its
     checkpoint for the rows' reach) into ``out``; returns its manifest (without a certificate:
     :func:`certify` adds it)."""
     run, out = Path(run), Path(out)
     if not 0 <= min_reach <= 0.5:
         raise ValueError(f"min reach must be from 0 to 0.5, got {min_reach}")
+    if fine_reach is not None and not min_reach < fine_reach <= 1:
+        raise ValueError(f"fine reach must be above the min reach ({min_reach:g}) and at most 1, got {fine_reach:g}")
     if bits not in COUNT_TYPES:
         raise ValueError(f"probabilities are kept in 4 to 8 or 16 bits, not {bits}")
     count_type, levels = COUNT_TYPES[bits], (1 << bits) - 1
@@ -188,7 +209,8 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
                                      * np.add.reduceat(kept, rows[lo:hi] - rows[lo]))), count_type)
         probs = np.asarray(saved.probabilities[layout.slot_offset[lo]:layout.slot_offset[hi]])
         at = quantize_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
-                           layout.row_width, probs, int(layout.slot_offset[lo]), kept, levels, counts, 0)
+                           layout.row_width, probs, int(layout.slot_offset[lo]), kept,
+                           row_steps(reach, levels, fine_reach), levels, counts, 0)
         if at != len(counts):
             raise AssertionError("the kept rows' counts do not fill their array")
         pieces.append(counts)
@@ -199,8 +221,12 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         f"{time.perf_counter() - t0:.1f} s")
     members = {"keep": np.packbits(keep), "n_rows": np.array(len(keep), np.int64), "counts": counts}
     # (not the slot offsets: the slots' sizes summed, which read_compact recomputes; at cap 4 in
-    # recall 2 leaving them out took the file from 188.3 to 158.9 MB)
-    members.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items() if name != "slot_offset"})
+    # recall 2 leaving them out took the file from 188.3 to 158.9 MB. A recall rule's key table, one
+    # int64 per possible key, goes as its slots' code steps: 28.8 MB compressed there against 0.06)
+    members.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items()
+                    if name not in ("slot_offset", RULE_PREFIX + "code_slot")})
+    if layout.rule is not None:
+        members[CODE_STEPS] = code_steps(layout.rule.code_slot)
     if saved.tree is not None:
         members.update({TREE_PREFIX + name: value for name, value in saved.tree.arrays().items()})
     buffer = io.BytesIO()
@@ -216,7 +242,7 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         "kind": COMPACT_KIND, "version": COMPACT_VERSION, "config_toml": saved.config.to_toml(),
         "game": saved.config.describe(), "algorithm": saved.algorithm, "iteration": saved.iteration,
         "entries": int(layout.n_entries), "rows": int(len(keep)), "rows_kept": int(keep.sum()),
-        "min_reach": min_reach, "dropped_reach": dropped, "bits": bits,
+        "min_reach": min_reach, "dropped_reach": dropped, "bits": bits, "fine_reach": fine_reach,
         "full_exploitability_mbb": saved.exploitability_mbb, "full_game_value_mbb": saved.game_value_mbb,
         "full_strategy_bytes": int((run / STRATEGY_NAME).stat().st_size),
         "full_summary": {k: full[k] for k in ("exploitability_mbb", "abstract_exploitability_mbb", "iterations",
