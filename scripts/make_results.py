@@ -44,11 +44,10 @@ OPTIONAL = ["certified.csv"]  # a run certified during its solve (--certify-ever
 CHART_GLOBS = ("draws_*.png", "draws_*.svg", "betting_*.png", "betting_*.svg")  # a file per draw, round and seat
 # results/ folders that ship a compact strategy (README, "Compact strategies"), made by `badugi compact`
 # with these options into runs/NAME-compact and, when its parts come to at most COMPACT_LIMIT bytes in
-# all, certified and copied into results/NAME/compact. Cap 4 (README, "The committed solve"): 8 bits
-# keep 176 million rows at reach 1e-7 in 151 MB, and at 1e-6 98 million in 95 MB certified 2.6% above
-# the full file (dropped rows cost more than rounding: 6 bits at 1e-6 were 3.2% above); 6 bits at 2e-7
-# keep 150 million in 90 MB, 1.1% above
-COMPACT = {"triple-draw-cap4": ["--bits", "6", "--min-reach", "2e-7"]}
+# all, certified and copied into results/NAME/compact. Cap 4 (BENCHMARKS.md, "The cap-4 compact
+# strategy in recall 2"): every row at 6 bits and reach 2e-7 keeps 169 million rows in 158.9 MB; rows
+# reached less than 3e-4 stepped coarser by their reach (--fine-reach) make it fit at 8 bits
+COMPACT = {"triple-draw-cap4": ["--bits", "8", "--min-reach", "2e-7", "--fine-reach", "3e-4"]}
 COMPACT_LIMIT = 100_000_000
 
 
