@@ -605,8 +605,6 @@ def cmd_compact(args: argparse.Namespace) -> int:
         raise CliError(f"{out} holds a solved run's strategy file: give a directory of its own to the compact one")
     if (out / COMPACT_NAME).exists() and not args.force:
         raise CliError(f"{out} already holds a compact strategy (--force replaces it)")
-    if args.fine_reach is not None and args.fine_reach <= args.min_reach:
-        raise CliError(f"--fine-reach ({args.fine_reach:g}) must be above --min-reach ({args.min_reach:g})")
     say = print
     manifest = make_compact(args.dir, out, args.min_reach, int(args.part_mb * 10**6) if args.part_mb else PART_BYTES,
                             args.bits, args.fine_reach, say=say)
