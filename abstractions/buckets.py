@@ -173,6 +173,7 @@ class BucketGame:
     set_value: np.ndarray   # next round's bucket
     set_prob: np.ndarray
     pat_moves: bool = True
+    round_states: np.ndarray | None = None  # (rounds,) the buckets of each round (the states not padding)
 
     @property
     def n_sets(self) -> int:
@@ -214,4 +215,5 @@ def bucket_game(ranks: int, suits: int, hand_size: int, draws: int, row_of: np.n
         sizes, values, probs = [hand_size], [np.zeros(0, np.int64)], [np.zeros(0)]
         starts.append(0)
     return BucketGame(hand_size, n, deal, legal, keep_set, np.array(sizes, np.int64), np.array(starts, np.int64),
-                      np.concatenate(values).astype(np.int64), np.concatenate(probs))
+                      np.concatenate(values).astype(np.int64), np.concatenate(probs),
+                      round_states=widths.astype(np.int64))

@@ -265,3 +265,46 @@ def test_dense_transition_rows_leave_the_storage_the_sets_leave(monkeypatch, buc
     for a, b in ((dense.regret, sets.regret), (dense.strat_sum, sets.strat_sum)):
         assert np.abs(b).max() > 0
         assert np.allclose(a, b, rtol=1e-6, atol=1e-7 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("buckets,recall,bits,pruned", [((3, 4, 3, 2), 1, 32, True), ((4, 4, 2, 2), 2, 16, True),
+                                                        ((2, 4, 4, 3), 2, 32, False)])
+def test_walks_take_each_rounds_vectors_only_as_wide_as_its_states(buckets, recall, bits, pruned):
+    """A bucket game's vectors are padded to the most buckets of any round; walks take them at a
+    node of round r only as wide as round r's buckets and every later round's (the preset's last
+    round: 16 of 64). Update, best-response and evaluate walks give what the walks over the whole
+    padded width give (to rounding: a showdown's prefix sums come in chunks of a quarter of the
+    width), whether the rounds' buckets shrink, stay or grow."""
+    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.quantized import QuantizedEngine
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=buckets, recall=recall, remember_draws=recall == 1, storage_bits=bits)
+    kind = QuantizedEngine if bits == 16 else AbstractEngine
+    narrow, wide = kind(config, pruned=pruned), kind(config, pruned=pruned)
+    tables = narrow.arrays.draws
+    assert list(tables.round_states) == list(buckets)
+    assert list(tables.round_width) == [max(buckets[r:]) for r in range(4)]
+    full = np.full(4, max(buckets), np.int64)
+    wide.arrays = wide.arrays._replace(draws=tables._replace(round_states=full, round_width=full))
+    for engine in (narrow, wide):
+        engine.run_iterations(20)
+    # (16 bits: a rounding step, 1/32,767 of a row's largest entry, may fall either way.)
+    tol = 1e-6 if bits == 32 else 1e-3
+    for which in ("regret", "sum"):
+        a, b = (_float_storage(engine, which) for engine in (narrow, wide))
+        assert np.abs(b).max() > 0
+        assert np.allclose(a, b, rtol=10 * tol, atol=tol * np.abs(b).max())
+    walker = wide.abstract_walker
+    walker.arrays = walker.arrays._replace(draws=walker.arrays.draws._replace(round_states=full, round_width=full))
+    got, expected = narrow.progress_exploitability(), wide.progress_exploitability()
+    for field in ("br_button", "br_big_blind", "game_value"):
+        assert getattr(got, field) == pytest.approx(getattr(expected, field), rel=tol, abs=1e-9)
+    assert got.exploitability > 0
+
+
+def _float_storage(engine, which: str) -> np.ndarray:
+    """An engine's regrets or strategy sums as float64 (16-bit storage decoded)."""
+    if getattr(engine, "storage_bits", 32) == 16:
+        return np.asarray(engine.storage.decoded(which, 0, engine.game_layout.n_slots), np.float64)
+    return np.asarray(engine.regret if which == "regret" else engine.strat_sum, np.float64)

@@ -296,3 +296,46 @@ def test_memory_is_checked_against_the_real_groups_unless_asked_not_to(monkeypat
     with pytest.raises(SolveTooLarge):
         QuantizedEngine(GAME16)
     QuantizedEngine(GAME16, check_memory=False).run_iterations(1)
+
+
+def test_a_walks_rows_are_encoded_from_what_is_stored_plus_what_it_added():
+    """A walk adds into zeroed buffers and only the rows it added to are encoded again, from what
+    is stored plus the additions: rows without additions keep their integers and scale bit for
+    bit; a row with additions holds the stored values plus them (to a step); a non-finite
+    addition is refused."""
+    from solver.cfr.quantized import NO_VALUES
+
+    engine = QuantizedEngine(GAME16)
+    layout = engine.game_layout
+    slot = int(np.nonzero((layout.slot_round == 1) & (layout.slot_actions >= 2))[0][0])
+    slots, base = np.array([slot], np.int64), np.array([0], np.int64)
+    width = int(layout.row_width[1])
+    size = int(layout.slot_offset[slot + 1] - layout.slot_offset[slot])
+    rng = np.random.default_rng(3)
+    for which, seed in (("regret", 0), ("sum", 11)):
+        storage = QuantizedStorage(layout)
+        start = rng.random(size).astype(np.float32) * 100.0
+        if which == "regret":
+            start -= 50.0
+        storage.encode(which, slots, base, -1, start)
+        q, scale = ((storage.regret, storage.regret_scale) if which == "regret"
+                    else (storage.strat_sum, storage.sum_scale))
+        lo = int(layout.slot_offset[slot])
+        row0 = int(storage.rows.row_base[slot])
+        q_before, scale_before = q[lo:lo + size].copy(), scale[row0:row0 + size // width].copy()
+        stored = np.zeros(size, np.float32)
+        storage.decode(which, slots, base, stored)
+        added = np.zeros(size, np.float32)
+        added[width:2 * width] = rng.random(width).astype(np.float32) * 10.0   # the second row only
+        storage.encode(which, slots, base, -1, NO_VALUES, added, seed=seed)
+        assert np.array_equal(q[lo:lo + width], q_before[:width]) and scale[row0] == scale_before[0]
+        assert np.array_equal(q[lo + 2 * width:lo + size], q_before[2 * width:])
+        after = np.zeros(size, np.float32)
+        storage.decode(which, slots, base, after)
+        expected = stored[width:2 * width] + added[width:2 * width]
+        step = scale[row0 + 1]
+        assert not np.array_equal(q[lo + width:lo + 2 * width], q_before[width:2 * width])
+        assert np.abs(after[width:2 * width] - expected).max() <= 1.0001 * step
+        added[width] = np.inf
+        with pytest.raises(FloatingPointError, match="not finite"):
+            storage.encode(which, slots, base, -1, NO_VALUES, added, seed=seed)

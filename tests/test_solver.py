@@ -501,16 +501,16 @@ def test_terminal_values_match_brute_force(seat, n):
     reach[1, 1 - seat] = opp_reach
     out = np.full((1, 3, n), np.nan)
     contrib = np.array([3.0, 3.0])
-    kernels._terminal_value(kernels.SHOWDOWN, contrib[seat], reach, 1, 1 - seat, out, 0, 2)
+    kernels._terminal_value(kernels.SHOWDOWN, contrib[seat], reach, 1, 1 - seat, out, 0, 2, n)
     showdown = out[0, 2]
     # Value classes are ordered by strength, 0 best: lower index wins, equal ties.
     brute = np.array([sum(r * 3.0 * np.sign(t - s) for t, r in enumerate(opp_reach)) for s in range(n)])
     assert np.allclose(showdown, brute)
     contrib = np.array([2.0, 4.0])
-    kernels._terminal_value(kernels.FOLD, -contrib[seat], reach, 1, 1 - seat, out, 0, 1)  # the traverser folds
+    kernels._terminal_value(kernels.FOLD, -contrib[seat], reach, 1, 1 - seat, out, 0, 1, n)  # the traverser folds
     fold = out[0, 1]
     assert np.allclose(fold, -contrib[seat] * opp_reach.sum())
-    kernels._terminal_value(kernels.FOLD, contrib[1 - seat], reach, 1, 1 - seat, out, 0, 1)  # the opponent folds
+    kernels._terminal_value(kernels.FOLD, contrib[1 - seat], reach, 1, 1 - seat, out, 0, 1, n)  # the opponent folds
     assert np.allclose(fold, contrib[1 - seat] * opp_reach.sum())
 
 

@@ -106,8 +106,12 @@ TreeArrays = namedtuple("TreeArrays", "kind seat contrib first_child n_children 
 # (legal and keep_set per round: (rounds, states, draw counts); a bucket game's states and
 # transitions differ by round, and standing pat moves its state to the next round's buckets,
 # ``pat_moves``, where a value class stays itself.)
+# ``round_states[r]``: the states of round r that are not padding (a bucket game's buckets of the
+# round; every state at full resolution); ``round_width[r]``: the most of any round from r on, the
+# width a walk's vectors take at a node of round r (vectors at later nodes are never wider, so
+# what a node writes covers what its subtree reads: see ``traverse``).
 DrawTables = namedtuple("DrawTables", "legal keep_set set_start set_value set_prob set_size hand_size pat_moves "
-                                       "round_sets set_run dense dense_t")
+                                       "round_sets set_run dense dense_t round_states round_width")
 # ``pos_store`` / ``neg_store``: what an updated regret is multiplied by before it is stored,
 # where positive / negative (1 but with :class:`solver.cfr.engine.StorageScales`, whose storage
 # holds regrets divided by a seat's running discount).
@@ -293,30 +297,35 @@ def _draw_reach(reach, strat_row, draw, rnd, draws, agg, out):
     """Reach after drawing ``draw`` after round ``rnd``: sum_v reach[v] * sigma(v, draw) * T_draw(v, .)."""
     legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
                                                                  draws.set_value, draws.set_prob, draws.set_size)
-    n_states = reach.shape[0]
+    # ``reach`` holds round ``rnd``'s states (those past round_states are padding, without mass);
+    # ``out`` is written to the walk's width at this round (next round's states, zeros beyond).
+    n_from, width = draws.round_states[rnd], draws.round_width[rnd]
     if draw == 0 and not draws.pat_moves:
-        for v in range(n_states):
+        for v in range(width):
             out[v] = reach[v] * strat_row[v] if legal[rnd, v, 0] else 0.0
         return
     if draws.dense.shape[0] > 0:
         # A bucket game's rows as a dense matrix (zero where a draw is illegal or a state pads):
         # the same products added in the same order as the sets below, without the set lookups.
         dense = draws.dense
-        out[:] = 0.0
-        for v in range(n_states):
+        n_to = draws.round_states[rnd + 1]
+        for w in range(width):
+            out[w] = 0.0
+        for v in range(n_from):
             mass = reach[v] * strat_row[v]
             if mass == 0.0:
                 continue
-            for w in range(n_states):
+            for w in range(n_to):
                 out[w] += mass * dense[rnd, draw, v, w]
         return
     first, last = draws.round_sets[rnd, 0], draws.round_sets[rnd, 1]
     for k in range(first, last):
         agg[k] = 0.0
-    for v in range(n_states):
+    for v in range(n_from):
         if legal[rnd, v, draw]:
             agg[keep_set[rnd, v, draw]] += reach[v] * strat_row[v]
-    out[:] = 0.0
+    for w in range(width):
+        out[w] = 0.0
     for k in range(first, last):
         if set_size[k] != draws.hand_size - draw:
             continue
@@ -339,19 +348,22 @@ def _draw_value(child_value, draw, rnd, draws, agg, out):
     (0 if illegal)."""
     legal, keep_set, set_start, set_value, set_prob, set_size = (draws.legal, draws.keep_set, draws.set_start,
                                                                  draws.set_value, draws.set_prob, draws.set_size)
-    n_states = child_value.shape[0]
+    # ``child_value`` holds the next round's states (past them: padding, whatever it holds);
+    # ``out`` is written to the walk's width at round ``rnd``.
+    width = draws.round_width[rnd]
     if draw == 0 and not draws.pat_moves:
-        for v in range(n_states):
+        for v in range(width):
             out[v] = child_value[v]
         return
     if draws.dense.shape[0] > 0:
         # The transposed dense matrix, one next-round value at a time: each out[v] adds its terms
         # in the sets' order (w ascending), and the loop over v vectorises.
         dense_t = draws.dense_t
-        out[:] = 0.0
-        for w in range(n_states):
+        for v in range(width):
+            out[v] = 0.0
+        for w in range(draws.round_states[rnd + 1]):
             value = child_value[w]
-            for v in range(n_states):
+            for v in range(width):
                 out[v] += dense_t[rnd, draw, w, v] * value
         return
     for k in range(draws.round_sets[rnd, 0], draws.round_sets[rnd, 1]):
@@ -366,19 +378,19 @@ def _draw_value(child_value, draw, rnd, draws, agg, out):
             for j in range(set_start[k], set_start[k + 1]):
                 total += set_prob[j] * child_value[set_value[j]]
         agg[k] = total
-    for v in range(n_states):
+    for v in range(width):
         out[v] = agg[keep_set[rnd, v, draw]] if legal[rnd, v, draw] else 0.0
 
 
 @njit(cache=True, fastmath=True)
-def _terminal_value(kind, gain, reach, d, opp, out, od, k):
-    """Traverser's value at a fold or showdown, for every traverser state, into ``out[od, k]``.
+def _terminal_value(kind, gain, reach, d, opp, out, od, k, n_states):
+    """Traverser's value at a fold or showdown, for his first ``n_states`` states (the walk's
+    width at the node's round), into ``out[od, k]``.
 
     The opponent's reach is ``reach[d, opp]``. At a fold, ``gain`` is what the
     traverser wins (negative if he folded); at a showdown, his contribution.
     Whole buffers and indices, not row views: views cost reference counting.
     """
-    n_states = reach.shape[2]
     if kind == FOLD:
         total = 0.0
         for t in range(n_states):
@@ -433,17 +445,19 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
     number of classes at full resolution).
     """
     width = max(max_width, n_states)
+    # Zeros, not garbage: a vector's padding past a round's width (``DrawTables.round_width``) may
+    # be read where it is multiplied by zero, which must give zero (never NaN).
     return WorkBuffers(
-        np.empty((max_depth + 1, 2, n_states)),                  # both seats' reach per level
+        np.zeros((max_depth + 1, 2, n_states)),                  # both seats' reach per level
         # children's values, and in the last slot the node's own value when it is not written
         # straight into its parent's slot
-        np.empty((max_depth + 1, n_actions_max + 1, n_states)),
-        np.empty((max_depth + 1, n_actions_max, n_states)),      # the acting seat's strategy per level
+        np.zeros((max_depth + 1, n_actions_max + 1, n_states)),
+        np.zeros((max_depth + 1, n_actions_max, n_states)),      # the acting seat's strategy per level
         np.empty(max_depth + 1, np.int64),                       # node per level
         np.empty(max_depth + 1, np.int64),                       # next child per level
         np.empty(max(n_sets, 1)),                                # draw-table scratch per kept set
         np.empty(width),
-        np.empty((max_depth + 1, n_states)),                     # traverser's chance-only reach
+        np.zeros((max_depth + 1, n_states)),                     # traverser's chance-only reach
         np.empty(max_depth + 1, np.int64),                       # level whose chance vector is current
         np.ones(n_states),
         np.empty((n_actions_max, max_width)),                    # a node's strategy per bucket
@@ -455,7 +469,7 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
 
 
 @njit(cache=True)
-def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, uniform, out):
+def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, uniform, out, n_states):
     """The strategy at a decision node per class into ``out[:n_act]``, from the ``play`` rows
     starting at ``start`` (regrets, strategy sums or probabilities).
 
@@ -463,19 +477,19 @@ def _node_strategy(play, start, n_act, rnd, is_draw, layout, per_bucket, total, 
     classes); a bucket's strategy is copied to each of its classes. Where every state has a row
     position of its own (``layout.own_rows``), the rows are the states': matched in place, the
     padding states beyond the row (a bucket game's, without mass) given position 0's strategy as
-    the expansion would (the expansion's gathers were a sixth of a cap-4 iteration's samples in perf).
+    the expansion would (the expansion's gathers were a sixth of a cap-4 iteration's samples in perf),
+    up to ``n_states`` (the walk's width at the node's round).
     """
     width = layout.row_width[rnd]
     if not layout.shared_rows or layout.own_rows:
         _regret_match(play, start, width, n_act, is_draw, layout.legal_mask, rnd, out, total, uniform)
         for a in range(n_act):
             first = out[a, 0]  # (read once: in the loop, Numba made the copies a scatter)
-            for s in range(width, out.shape[1]):
+            for s in range(width, n_states):
                 out[a, s] = first
         return
     _regret_match(play, start, width, n_act, is_draw, layout.legal_mask, rnd, per_bucket, total, uniform)
     row_of = layout.row_of
-    n_states = out.shape[1]
     for a in range(n_act):
         for s in range(n_states):
             out[a, s] = per_bucket[a, row_of[rnd, s]]
@@ -615,20 +629,20 @@ def _locked_best(code, rows_at, width, n_act, is_draw, legal, rnd, child_val, de
 
 
 @njit(cache=True)
-def _sample_action(reach, depth, seat, strat, n_act, work):
+def _sample_action(reach, depth, seat, strat, n_act, work, n_states):
     """Sample the action of ``seat`` at level ``depth`` in proportion to his reach-weighted
     strategy: into ``work.picked[depth]`` with its probability in ``work.pick_prob[depth]``; -1,
     drawing nothing from the stream, where he never gets here (so walks that enter such nodes and
     walks that skip them draw the same numbers)."""
     total = 0.0
-    for s in range(reach.shape[2]):
+    for s in range(n_states):
         total += reach[depth, seat, s]
     pick = -1
     if total > 0.0:
         u = uniform(work.rng) * total
         for a in range(n_act):
             mass = 0.0
-            for s in range(reach.shape[2]):
+            for s in range(n_states):
                 mass += reach[depth, seat, s] * strat[depth, a, s]
             if mass > 0.0:
                 pick = a
@@ -640,18 +654,19 @@ def _sample_action(reach, depth, seat, strat, n_act, work):
 
 
 @njit(cache=True)
-def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, other, strat):
-    """Adds one decision node to an evaluate walk's summary (see ``Record``)."""
+def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, other, strat, n_states):
+    """Adds one decision node to an evaluate walk's summary (see ``Record``): its first
+    ``n_states`` states (the walk's width at the node's round)."""
     other_total = 0.0
-    for s in range(len(other)):
+    for s in range(n_states):
         other_total += other[s]
     if other_total <= 0.0:
         return
-    for s in range(len(own)):
+    for s in range(n_states):
         summary[acting, rnd, situation, 0, s] += own[s] * other_total
     for a in range(n_act):
         c = 1 + column[first + a]
-        for s in range(len(own)):
+        for s in range(n_states):
             summary[acting, rnd, situation, c, s] += own[s] * other_total * strat[a, s]
 
 
@@ -699,6 +714,7 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     shared_rows = layout.shared_rows
     legal = draws.legal
     cut_index, cut_reach, cut_value = cuts.index, cuts.reach, cuts.value
+    round_width = draws.round_width
     rec_index, rec_reach, rec_value = record.index, record.reach, record.value
     n_states = root_reach.shape[2]
     opponent = 1 - traverser
@@ -752,12 +768,13 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
             rows_at = entry_offset[node]
             rnd = node_round[node]
             width = row_width[rnd]
+            nw = round_width[rnd]  # the states a vector holds here (past them: padding, never read below)
             if k == 0:
                 # Entering: the acting seat's strategy at this node.
                 if updating or policy == EVALUATE or acting == opponent:
                     if shared_rows:
                         _node_strategy(play, rows_at, n_act, rnd, is_draw, layout, per_bucket, temp, scratch,
-                                       strat[depth])
+                                       strat[depth], nw)
                     else:
                         _regret_match(play, rows_at, width, n_act, is_draw, legal_mask, rnd, strat[depth], temp, scratch)
                 # (Best response at the traverser's own nodes needs no strategy.)
@@ -775,27 +792,27 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                         if kind[c] <= DRAW and entry_offset[c] >= 0:
                             _prefetch_rows(play, entry_offset[c], n_children[c] * row_width[node_round[c]])
                 # The seat not acting keeps its reach for every child.
-                for s in range(n_states):
+                for s in range(nw):
                     reach[depth + 1, waiting, s] = reach[depth, waiting, s]
                 if rec_index[node] >= 0:
                     for s in range(n_states):
-                        rec_reach[rec_index[node], 0, s] = reach[depth, 0, s]
-                        rec_reach[rec_index[node], 1, s] = reach[depth, 1, s]
+                        rec_reach[rec_index[node], 0, s] = reach[depth, 0, s] if s < nw else 0.0
+                        rec_reach[rec_index[node], 1, s] = reach[depth, 1, s] if s < nw else 0.0
                 if summarise and mode != TRUNK:
                     _summarise_node(record.summary, record.column, acting, rnd, record.situation[node], first_child[node],
-                                    n_act, reach[depth, acting], reach[depth, waiting], strat[depth])
+                                    n_act, reach[depth, acting], reach[depth, waiting], strat[depth], nw)
                 if sampling:
                     picked[depth] = -2
                     if acting == opponent and (is_draw or policy == UPDATE_SAMPLED_ALL):
                         # Walk one of his actions, his reach divided by its probability: unbiased values.
-                        _sample_action(reach, depth, opponent, strat, n_act, work)
+                        _sample_action(reach, depth, opponent, strat, n_act, work, nw)
 
             if k < n_act:
                 stack_next[depth] = k + 1
                 child = first_child[node] + k
                 if sampling and picked[depth] != -2 and k != picked[depth]:
                     # An action not sampled: worth nothing to this walk's estimate.
-                    for s in range(n_states):
+                    for s in range(nw):
                         child_val[depth, k, s] = 0.0
                     continue
                 # The acting seat's reach after action k (a trunk walk reads a cut's value, not its reach).
@@ -804,24 +821,24 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                     pass
                 elif policy == BEST_RESPONSE and acting == traverser:
                     # The best responder's own reach is not needed (kept finite for records and cuts).
-                    for s in range(n_states):
+                    for s in range(nw):
                         reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
                 elif is_draw:
                     _draw_reach(reach[depth, acting], strat[depth, k], k, rnd, draws, agg, reach[depth + 1, acting])
                 else:
-                    for s in range(n_states):
+                    for s in range(nw):
                         reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
                 if sampling and k == picked[depth] and needs_reach:
                     scale = 1.0 / pick_prob[depth]
-                    for s in range(n_states):
+                    for s in range(nw):
                         reach[depth + 1, acting, s] *= scale
                 if prune and acting == opponent and needs_reach:
                     live = 0.0
-                    for s in range(n_states):
+                    for s in range(nw):
                         live += reach[depth + 1, opponent, s]
                     if live == 0.0:
                         # The opponent never gets here: every value below is zero.
-                        for s in range(n_states):
+                        for s in range(nw):
                             child_val[depth, k, s] = 0.0
                         continue
                 if track_chance and needs_reach:
@@ -838,23 +855,24 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                 elif child_kind == FOLD:
                     folder = seat[child]
                     gain = -contrib[child, traverser] if folder == traverser else contrib[child, folder]
-                    _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k)
+                    _terminal_value(FOLD, gain, reach, depth + 1, opponent, child_val, depth, k, nw)
                 elif child_kind == SHOWDOWN:
                     _terminal_value(SHOWDOWN, contrib[child, traverser], reach, depth + 1, opponent,
-                                    child_val, depth, k)
+                                    child_val, depth, k, nw)
                 elif mode != FULL and cut_index[child] >= 0:
                     c = cut_index[child]
                     if mode == COLLECT:
+                        # (Whole rows, zero past this round's width: a cut's walk starts from them.)
                         for s in range(n_states):
-                            cut_reach[c, 0, s] = reach[depth + 1, 0, s]
-                            cut_reach[c, 1, s] = reach[depth + 1, 1, s]
+                            cut_reach[c, 0, s] = reach[depth + 1, 0, s] if s < nw else 0.0
+                            cut_reach[c, 1, s] = reach[depth + 1, 1, s] if s < nw else 0.0
                         if track_chance:
                             for s in range(n_states):
-                                cut_reach[c, 2, s] = chance_at[chance_level[depth + 1], s]
+                                cut_reach[c, 2, s] = chance_at[chance_level[depth + 1], s] if s < nw else 0.0
                     elif is_draw and acting == traverser:
                         _draw_value(cut_value[c], k, rnd, draws, agg, child_val[depth, k])
                     else:
-                        for s in range(n_states):
+                        for s in range(nw):
                             child_val[depth, k, s] = cut_value[c, s]
                 else:
                     depth += 1
@@ -879,35 +897,35 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                         # from them): one row per action as in the storage (per-class rows only).
                         for a in range(n_act):
                             row = np.uint64(rows_at) + np.uint64(a) * np.uint64(width)
-                            for s in range(n_states):
+                            for s in range(nw):
                                 regret[row + np.uint64(s)] = child_val[depth, a, s]
                     if is_draw:
-                        for s in range(n_states):
+                        for s in range(nw):
                             best = -1e300
                             for a in range(n_act):
                                 if legal[rnd, s, a] and child_val[depth, a, s] > best:
                                     best = child_val[depth, a, s]
                             child_val[vd, vk, s] = best
                     else:
-                        for s in range(n_states):
+                        for s in range(nw):
                             child_val[vd, vk, s] = child_val[depth, 0, s]
                         for a in range(1, n_act):
-                            for s in range(n_states):
+                            for s in range(nw):
                                 child_val[vd, vk, s] = max(child_val[vd, vk, s], child_val[depth, a, s])
                     if layout.lock_code.shape[0] > 0:
                         _locked_best(layout.lock_code, rows_at, width, n_act, is_draw, legal, rnd, child_val, depth, vd,
                                      vk)
                 elif acting == traverser:
-                    for s in range(n_states):
+                    for s in range(nw):
                         child_val[vd, vk, s] = strat[depth, 0, s] * child_val[depth, 0, s]
                     for a in range(1, n_act):
-                        for s in range(n_states):
+                        for s in range(nw):
                             child_val[vd, vk, s] += strat[depth, a, s] * child_val[depth, a, s]
                     if updating:
                         if is_draw:
                             # Illegal counts get no regret: their value is set to the node's.
                             for a in range(n_act):
-                                for s in range(n_states):
+                                for s in range(nw):
                                     if not legal[rnd, s, a]:
                                         child_val[depth, a, s] = child_val[vd, vk, s]
                         if layout.lock_code.shape[0] > 0:
@@ -933,28 +951,29 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                                     regret[i] = _discounted_regret(regret[i], child_val[depth, a, s],
                                                                    child_val[vd, vk, s], discount)
                         else:
+                            # (The node's value to this round's width: rows shared by classes sum that many.)
                             _update_buckets(regret, strat_sum, rows_at, n_act, width, layout.row_of, rnd,
                                             chance_at[chance_level[depth]], reach[depth, traverser], strat[depth],
-                                            child_val[depth], child_val[vd, vk], discount, bucket_sums, own_sums,
+                                            child_val[depth], child_val[vd, vk, :nw], discount, bucket_sums, own_sums,
                                             layout.own_rows)
                 else:
-                    for s in range(n_states):
+                    for s in range(nw):
                         child_val[vd, vk, s] = child_val[depth, 0, s]
                     for a in range(1, n_act):
-                        for s in range(n_states):
+                        for s in range(nw):
                             child_val[vd, vk, s] += child_val[depth, a, s]
                     if pruned_update:
                         # The opponent's strategy sums, from his reach (a pruned walk's sums).
                         _add_sums(strat_sum, rows_at, n_act, width, shared_rows, layout.row_of, rnd,
-                                  reach[depth, opponent], strat[depth], discount, bucket_sums, layout.own_rows)
+                                  reach[depth, opponent, :nw], strat[depth], discount, bucket_sums, layout.own_rows)
                 if rec_index[node] >= 0:
                     for s in range(n_states):
-                        rec_value[rec_index[node], traverser, s] = child_val[vd, vk, s]
+                        rec_value[rec_index[node], traverser, s] = child_val[vd, vk, s] if s < nw else 0.0
                 # Hand the value on (through the draw table at the traverser's draws).
                 depth -= 1
                 if depth < 0:
                     for s in range(n_states):
-                        root_value[r, s] = child_val[0, own_slot, s]
+                        root_value[r, s] = child_val[0, own_slot, s] if s < nw else 0.0
                 elif parent_draws:
                     slot = stack_next[depth] - 1
                     _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,

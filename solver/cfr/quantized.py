@@ -10,14 +10,17 @@ entry plus 8 a row, against 12 an entry for float32 storage and its delta.
 
 Walks still add in float32. The cuts of a streamed game come in *groups* that
 share slots (:func:`solver.cfr.kernels.cut_groups`); a thread walking a group
-first *decodes* the group's slots into its own float32 buffers (:class:`GroupPlan`
+first *decodes* the group's regrets into its own float32 buffer (:class:`GroupPlan`
 gives each group's slots a compact local numbering, and each cut's decision
-nodes their local entries), walks the group's cuts on those buffers exactly as
-the float32 solver walks the whole storage, then *encodes* what the walk
-changed: the traverser's regrets (decoded plus the walk's delta) and the strategy
-sums the walk added to. So a walk's additions are summed in float32 before one
-rounding per entry, and the buffers are one group's (a few percent of the
-storage each, for the presets). The trunk (the first round) is decoded and
+nodes their local entries), walks the group's cuts on it exactly as the float32
+solver walks the whole storage, adding the traverser's regret delta and the
+strategy sums into a zeroed buffer, then *encodes* the rows the walk added to:
+what is stored plus the additions. So a walk's additions are summed in float32
+before one rounding per entry, rows a pruned walk never visits are not touched,
+and the buffers are one group's (a few percent of the storage each, for the
+presets). Decoding and encoding every row each walk was three quarters of a
+cap-4 iteration's thread time early in a solve (BENCHMARKS.md, "16-bit storage:
+only the rows a walk adds to"). The trunk (the first round) is decoded and
 encoded whole around each walk. Discounts are folded into the row scales where
 they scale a row uniformly (every strategy-sum discount; a regret discount that
 treats both signs alike) and applied to the integers otherwise (dcfr-ramp's
@@ -57,6 +60,7 @@ from .walker import NO_STORAGE, Exploitability, in_threads, read_only
 REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
 SUM_LEVELS = 65535.0      # uint16: a strategy-sum row's largest value
 NO_ADDED = np.zeros(0, np.float32)
+NO_VALUES = np.zeros(0, np.float32)  # encode_slots: the rows as stored
 
 
 class RowMap(NamedTuple):
@@ -93,17 +97,60 @@ def decode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                 out[dst + b] = np.float32(q[src + b] * f)
 
 
+@njit(cache=True)
+def _any_added(added, src, width):
+    """Whether a walk added anything to the row of ``width`` entries at ``src``."""
+    for b in range(width):
+        if added[src + b] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row):
+    """:func:`encode_slots` of one row from what is stored plus ``added``, without floor: 1 if a
+    value is not finite (the row then zero), else 0."""
+    top = 0.0
+    check = 0.0  # x - x is NaN where x is not finite: no branch in the loop
+    for b in range(width):
+        x = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
+        check += x - x
+        top = max(top, abs(x))
+    step = np.float32(top / levels)
+    if step == 0.0 or check != 0.0:
+        scale[row] = 0.0
+        for b in range(width):
+            q[dst + b] = 0
+        return 0 if check == 0.0 else 1
+    scale[row] = step
+    inv = 1.0 / np.float64(step)
+    if seed == 0:
+        for b in range(width):
+            x = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
+            q[dst + b] = min(max(np.rint(x * inv), low), levels)
+    else:
+        for b in range(width):
+            x = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
+            u = float(mix(seed + np.uint64(dst + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            q[dst + b] = min(max(np.floor(x * inv + u), low), levels)
+    return 0
+
+
 @njit(cache=True, nogil=True)
 def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, values, added,
                  floor, levels, low, seed, q, scale):
     """Rows of the listed slots of ``seat`` (all seats if ``seat`` < 0) back into 16 bits:
-    ``values`` (plus ``added``, if not empty) at their local entries, negative ones zero with
-    ``floor``, each row scaled to its largest magnitude over ``levels`` (integers clipped to
-    ``low..levels``). Rounding is to the nearest step, or with ``seed`` != 0 *stochastic*: up
-    with probability the fraction of a step, from a hash of ``seed`` and the entry (unbiased, so
-    additions far below a step still add up; the same bits on every run). Returns the number of
-    rows holding a non-finite value (stored as zero)."""
+    ``values`` (empty: the rows as stored, read as :func:`decode_slots` reads them) plus
+    ``added`` (if not empty) at their local entries, negative ones zero with ``floor``, each row
+    scaled to its largest magnitude over ``levels`` (integers clipped to ``low..levels``). With
+    ``added``, a row to which nothing was added is left as it is stored (a walk adds to the rows
+    it visits; encoding the others again would only cost their time and their rounding).
+    Rounding is to the nearest step, or with ``seed`` != 0 *stochastic*: up with probability the
+    fraction of a step, from a hash of ``seed`` and the entry (unbiased, so additions far below a
+    step still add up; the same bits on every run). Returns the number of rows holding a
+    non-finite value (stored as zero)."""
     with_added = len(added) > 0
+    stored = len(values) == 0
     bad = 0
     for k in range(len(slots)):
         s = slots[k]
@@ -112,18 +159,29 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
         width = slot_width[s]
         for a in range(slot_actions[s]):
             src = local_base[k] + a * width
-            top = 0.0
-            finite = True
-            for b in range(width):
-                x = values[src + b] + (added[src + b] if with_added else 0.0)
-                if floor and x < 0.0:
-                    x = 0.0
-                if not np.isfinite(x):
-                    finite = False
-                elif abs(x) > top:
-                    top = abs(x)
             row = row_base[s] + a
             dst = slot_offset[s] + a * width
+            if with_added and not _any_added(added, src, width):
+                continue
+            old = scale[row]
+            if stored and with_added and not floor:
+                # A walk's rows (what is stored plus what it added): loops without the other cases'
+                # branches, which vectorise (a third faster: BENCHMARKS.md).
+                bad += _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row)
+                continue
+            # The row's largest magnitude, and whether every value is finite (x - x is NaN where x
+            # is not).
+            top = 0.0
+            check = 0.0
+            for b in range(width):
+                x = np.float64(np.float32(q[dst + b] * old) if stored else values[src + b])
+                if with_added:
+                    x += np.float64(added[src + b])
+                if floor and x < 0.0:
+                    x = 0.0
+                check += x - x
+                top = max(top, abs(x))
+            finite = check == 0.0
             step = np.float32(top / levels)
             if step == 0.0 or not finite:  # (a row whose step underflows float32, below 1e-41, is zero)
                 bad += 0 if finite else 1
@@ -133,16 +191,23 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                 continue
             scale[row] = step
             inv = 1.0 / np.float64(step)
-            for b in range(width):
-                x = values[src + b] + (added[src + b] if with_added else 0.0)
-                if floor and x < 0.0:
-                    x = 0.0
-                if seed == 0:
-                    v = np.rint(x * inv)
-                else:
+            if seed == 0:
+                for b in range(width):
+                    x = np.float64(np.float32(q[dst + b] * old) if stored else values[src + b])
+                    if with_added:
+                        x += np.float64(added[src + b])
+                    if floor and x < 0.0:
+                        x = 0.0
+                    q[dst + b] = min(max(np.rint(x * inv), low), levels)
+            else:
+                for b in range(width):
+                    x = np.float64(np.float32(q[dst + b] * old) if stored else values[src + b])
+                    if with_added:
+                        x += np.float64(added[src + b])
+                    if floor and x < 0.0:
+                        x = 0.0
                     u = float(mix(seed + np.uint64(dst + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-                    v = np.floor(x * inv + u)
-                q[dst + b] = min(max(v, low), levels)
+                    q[dst + b] = min(max(np.floor(x * inv + u), low), levels)
     return bad
 
 
@@ -445,12 +510,15 @@ class QuantizedEngine(AbstractEngine):
                     continue
                 slots, base, size = plan.slots[g], plan.local_base[g], plan.sizes[g]
                 storage.decode("regret", slots, base, play)
+                # The walk adds to zeros (the sums it adds are not decoded first); only the rows it
+                # added to are encoded again, from what is stored plus the additions.
                 delta[:size] = 0.0
-                storage.decode("sum", slots, base, sums, summed)
+                if sums is not delta:
+                    sums[:size] = 0.0
                 kernels.walk_cut_chunk(members, self.pruned, traverser, policy, adding, game, draws, read_only(play),
                                        delta, sums, arrays.shape_record, np.uint64(0))
-                storage.encode("regret", slots, base, traverser, play, delta, floor)
-                storage.encode("sum", slots, base, summed, sums, seed=seed)
+                storage.encode("regret", slots, base, traverser, NO_VALUES, delta, floor)
+                storage.encode("sum", slots, base, summed, NO_VALUES, sums, seed=seed)
 
         if n_cuts:
             in_threads(len(chunks), run)

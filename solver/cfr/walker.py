@@ -185,10 +185,15 @@ def draw_tables(model, rounds: int) -> DrawTables:
     first, last = starts[:-1], np.maximum(starts[1:] - 1, starts[:-1])
     run = (starts[1:] > first) & (breaks[np.minimum(last, len(values) - 1)] == breaks[np.minimum(first, len(values) - 1)])
     keep_set = np.ascontiguousarray(np.where(keep_set >= 0, keep_set, 0).astype(np.uint64))
+    # Walks take each round's vectors only as wide as its states (and every later round's): the
+    # last round of the triple-draw preset has 16 buckets in vectors of 64 (``DrawTables``).
+    states = getattr(model, "round_states", None)
+    states = np.full(rounds, legal.shape[1], np.int64) if states is None else np.asarray(states, np.int64)[:rounds]
+    width = np.maximum.accumulate(states[::-1])[::-1].copy()
     return DrawTables(np.ascontiguousarray(legal), keep_set, model.set_start.astype(np.uint64),
                       model.set_value.astype(np.uint64), model.set_prob, model.set_size, model.hand_size,
                       bool(getattr(model, "pat_moves", False)), round_sets, run, dense,
-                      np.ascontiguousarray(dense.transpose(0, 1, 3, 2)))
+                      np.ascontiguousarray(dense.transpose(0, 1, 3, 2)), states, width)
 
 
 DENSE_LIMIT = 64 << 20  # bytes of a bucket game's dense transition matrices (256 buckets: 7.9 MB)
