@@ -166,7 +166,7 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
             old = scale[row]
             if stored and with_added and not floor:
                 # A walk's rows (what is stored plus what it added): loops without the other cases'
-                # branches, which vectorise (a third faster: BENCHMARKS.md).
+                # branches (BENCHMARKS.md, "A cap-4 iteration in 16 bits").
                 bad += _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row)
                 continue
             # The row's largest magnitude, and whether every value is finite (x - x is NaN where x
