@@ -19,8 +19,8 @@ what is stored plus the additions. So a walk's additions are summed in float32
 before one rounding per entry, rows a pruned walk never visits are not touched,
 and the buffers are one group's (a few percent of the storage each, for the
 presets). Decoding and encoding every row each walk was three quarters of a
-cap-4 iteration's thread time early in a solve (BENCHMARKS.md, "16-bit storage:
-only the rows a walk adds to"). The trunk (the first round) is decoded and
+cap-4 iteration's thread time early in a solve (BENCHMARKS.md, "A cap-4
+iteration in 16 bits"). The trunk (the first round) is decoded and
 encoded whole around each walk. Discounts are folded into the row scales where
 they scale a row uniformly (every strategy-sum discount; a regret discount that
 treats both signs alike) and applied to the integers otherwise (dcfr-ramp's
