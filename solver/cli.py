@@ -607,7 +607,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         raise CliError(f"{out} already holds a compact strategy (--force replaces it)")
     say = print
     manifest = make_compact(args.dir, out, args.min_reach, int(args.part_mb * 10**6) if args.part_mb else PART_BYTES,
-                            args.bits, args.fine_reach, say=say)
+                            args.bits, args.fine_reach, args.threshold, say=say)
     if not args.no_certify:
         say("certifying the compact strategy: exact best response at full resolution")
         manifest = certify(out, say=say)
@@ -915,7 +915,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "reached dropped), certified",
                        epilog="examples:\n  badugi compact runs/single-draw --out runs/single-draw-compact\n"
                               "  badugi compact runs/single-draw --out runs/sd-small --min-reach 1e-4 --no-certify\n"
-                              "  badugi compact runs/single-draw --out runs/sd-steps --bits 6 --fine-reach 1e-3\n",
+                              "  badugi compact runs/single-draw --out runs/sd-steps --bits 6 --fine-reach 1e-3\n"
+                              "  badugi compact runs/single-draw --out runs/sd-pure --threshold 0.1\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="a solved run (badugi solve's directory: its strategy file and checkpoint)")
     p.add_argument("--out", required=True, help="output directory of the compact strategy")
@@ -930,6 +931,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows reached less often than this keep coarser probabilities: a row of reach r steps by "
                    "the largest divisor of the levels at most P/r (reach times step at most P's; default: every "
                    "kept row at full --bits)")
+    p.add_argument("--threshold", type=float, default=0.0, metavar="T",
+                   help="drop each kept row's actions played less often than T (a fraction below 0.2) and "
+                   "renormalise the rest (default 0: the strategy as solved); certify the result")
     p.add_argument("--no-certify", action="store_true",
                    help="skip the certificate (the exact best response to the compact strategy; minutes at cap 4)")
     p.add_argument("--force", action="store_true", help="replace a compact strategy already in --out")

@@ -341,3 +341,59 @@ def test_rows_reached_rarely_step_coarser_by_their_reach(run, tmp_path, monkeypa
         compact.make_compact(run, tmp_path / "x", min_reach=1e-4, fine_reach=1e-5)
     assert main(["compact", str(run), "--out", str(tmp_path / "y"), "--min-reach", "1e-3", "--fine-reach", "1e-4",
                  "--no-certify"]) == 2
+
+
+def _thresholded_reference(values: np.ndarray, k: int, width: int, threshold: float, renormalise: bool):
+    """One slot's rows thresholded with NumPy: actions below the threshold of the row's total
+    dropped (never the row's first largest), the rest scaled back to the total for probabilities."""
+    rows = values.reshape(k, width).astype(np.float64)
+    total = rows.sum(axis=0)
+    drop = rows < threshold * total
+    drop[np.argmax(rows, axis=0), np.arange(width)] = False
+    kept = np.where(drop, 0.0, rows)
+    if renormalise:
+        kept *= np.where(kept.sum(axis=0) > 0, total / np.maximum(kept.sum(axis=0), 1e-300), 1.0)
+    return kept.reshape(-1)
+
+
+def test_thresholding_drops_actions_below_a_fraction_of_each_row_and_keeps_its_largest():
+    from solver.tables.threshold import threshold_rows
+
+    rng = np.random.default_rng(4)
+    # Three slots of 2, 5 and 3 actions in rounds of widths 4, 3, 4 (action-major, bucket-minor).
+    actions, rounds, widths = np.array([2, 5, 3]), np.array([0, 1, 0]), np.array([4, 3])
+    offsets = np.concatenate([[0], np.cumsum(actions * widths[rounds])])
+    for dtype, renormalise in ((np.float32, True), (np.uint8, False)):
+        values = (rng.dirichlet(np.full(5, 0.3), size=offsets[-1]).ravel()[:offsets[-1]] * 200).astype(dtype)
+        values[offsets[1]:offsets[1] + 3] = 0  # (zeros stay zeros)
+        expected = np.concatenate([_thresholded_reference(values[offsets[s]:offsets[s + 1]], actions[s],
+                                                          widths[rounds[s]], 0.15, renormalise) for s in range(3)])
+        before = np.count_nonzero(values)
+        threshold_rows(rounds, actions, offsets, widths, values, 0.15, renormalise)
+        assert np.allclose(values, expected, rtol=1e-5), dtype
+        assert np.count_nonzero(values) < before  # something was dropped
+
+
+def test_a_thresholded_compact_file_plays_each_row_without_its_rare_actions(run, everything, tmp_path, capsys):
+    """``--threshold``: every kept row is the solved row thresholded (then rounded to 255ths), the
+    manifest says so, and the file plays and certifies like any other; out of range is refused."""
+    from solver.tables.threshold import threshold_strategy
+
+    out = tmp_path / "pure"
+    assert main(["compact", str(run), "--out", str(out), "--min-reach", "0", "--threshold", "0.1"]) == 0
+    manifest = compact.read_manifest(out)
+    assert manifest["threshold"] == 0.1 and "certificate" in manifest
+    full = load_strategy(run)
+    played = normalised_slots(full.layout, full.probabilities, 0, full.layout.n_slots)
+    expected = threshold_strategy(full.layout, played.copy(), 0.1)
+    small = load_strategy(out).probabilities
+    assert np.max(np.abs(small - expected)) < 1 / 255
+    assert np.count_nonzero(small) < np.count_nonzero(load_strategy(everything).probabilities)
+    assert np.all((small == 0) | (small >= 0.1 - 1 / 255))
+    assert manifest["certificate"]["exploitability_mbb"] == pytest.approx(
+        load_strategy(out).streamed.exploitability(small).exploitability_mbb)
+    for bad in ("0.2", "-0.1"):
+        assert main(["compact", str(run), "--out", str(tmp_path / "bad"), "--threshold", bad]) == 2
+        err = capsys.readouterr().err
+        assert "threshold" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "bad").exists()

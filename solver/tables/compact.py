@@ -46,6 +46,7 @@ from ..cfr.files import CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREF
     load_checkpoint, load_strategy_file
 from ..game.layout import RULE_PREFIX, StrategyLayout, code_steps
 from .strategy import find_decision
+from .threshold import check_threshold, threshold_rows
 
 # -- kernels -------------------------------------------------------------------------------------
 
@@ -155,10 +156,11 @@ def row_steps(reach: np.ndarray, levels: int, fine_reach: float | None) -> np.nd
 
 def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MIN_REACH,
                  part_bytes: int = PART_BYTES, bits: int = 8, fine_reach: float | None = None,
-                 say=lambda line: None) -> dict:
+                 threshold: float = 0.0, say=lambda line: None) -> dict:
     """Write the compact strategy of the solved run in ``run`` (its strategy file, and its
     checkpoint for the rows' reach) into ``out``; returns its manifest (without a certificate:
-    :func:`certify` adds it)."""
+    :func:`certify` adds it). ``threshold``: each kept row's actions below that fraction of it
+    dropped before rounding (:mod:`solver.tables.threshold`)."""
     run, out = Path(run), Path(out)
     if not 0 <= min_reach <= 0.5:
         raise ValueError(f"min reach must be from 0 to 0.5, got {min_reach}")
@@ -166,6 +168,7 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         raise ValueError(f"fine reach must be above the min reach ({min_reach:g}) and at most 1, got {fine_reach:g}")
     if bits not in COUNT_TYPES:
         raise ValueError(f"probabilities are kept in 4 to 8 or 16 bits, not {bits}")
+    check_threshold(threshold)
     count_type, levels = COUNT_TYPES[bits], (1 << bits) - 1
     if part_bytes < 1000:
         raise ValueError(f"parts must hold at least 1000 bytes, got {part_bytes}")
@@ -208,6 +211,10 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         counts = np.empty(int(np.sum((layout.slot_actions[lo:hi].astype(np.int64) - 1)
                                      * np.add.reduceat(kept, rows[lo:hi] - rows[lo]))), count_type)
         probs = np.asarray(saved.probabilities[layout.slot_offset[lo]:layout.slot_offset[hi]])
+        if threshold > 0:
+            probs = np.array(probs)
+            threshold_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
+                           layout.row_width, probs, threshold, True)
         at = quantize_rows(layout.slot_round[lo:hi], layout.slot_actions[lo:hi], layout.slot_offset[lo:hi + 1],
                            layout.row_width, probs, int(layout.slot_offset[lo]), kept,
                            row_steps(reach, levels, fine_reach), levels, counts, 0)
@@ -243,6 +250,7 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         "game": saved.config.describe(), "algorithm": saved.algorithm, "iteration": saved.iteration,
         "entries": int(layout.n_entries), "rows": int(len(keep)), "rows_kept": int(keep.sum()),
         "min_reach": min_reach, "dropped_reach": dropped, "bits": bits, "fine_reach": fine_reach,
+        "threshold": threshold,
         "full_exploitability_mbb": saved.exploitability_mbb, "full_game_value_mbb": saved.game_value_mbb,
         "full_strategy_bytes": int((run / STRATEGY_NAME).stat().st_size),
         "full_summary": {k: full[k] for k in ("exploitability_mbb", "abstract_exploitability_mbb", "iterations",
