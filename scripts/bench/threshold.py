@@ -55,7 +55,12 @@ def certify(args) -> None:
 
     for threshold in args.thresholds:
         strategy = Strategy(args.new, read_strategy(Path(args.new)))
-        probabilities = threshold_strategy(strategy.layout, strategy.probabilities.copy(), threshold)
+        probabilities = strategy.probabilities
+        try:  # a compact file's probabilities are this process's own (read-only by default): in place
+            probabilities.flags.writeable = True
+        except ValueError:
+            probabilities = probabilities.copy()
+        probabilities = threshold_strategy(strategy.layout, probabilities, threshold)
         t0 = time.perf_counter()
         walker = strategy.walker if strategy.tree is not None else strategy.streamed
         x = walker.exploitability(probabilities)
