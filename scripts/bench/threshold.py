@@ -37,9 +37,9 @@ def play(args) -> None:
 
     new = load_player(args.new, weights=True)
     other = load_player(args.opponent, weights=True)
-    counts = new.probabilities.copy()
-    for threshold in args.thresholds:
-        values = threshold_strategy(new.layout, counts.copy() if threshold > 0 else counts, threshold)
+    for threshold in args.thresholds:  # (threshold 0 leaves the values as read: no copy)
+        values = threshold_strategy(new.layout, new.probabilities.copy() if threshold > 0 else new.probabilities,
+                                    threshold)
         player = Player.of_strategy(f"{args.new}@{threshold:g}", new.config, new.tree, new.layout, values)
         t0 = time.perf_counter()
         result = play_match(None, player, other, args.hands, args.seed)
