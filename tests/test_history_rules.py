@@ -37,20 +37,27 @@ def _kept_betting(rule: str, betting: str, index: int) -> tuple:
 @pytest.mark.parametrize("config", [TINY_DD_CAP2, TINY_TRIPLE_CAP2], ids=["double", "triple"])
 @pytest.mark.parametrize("rule", list(BETTING_RULES))
 @pytest.mark.parametrize("draws", [False, True])
-def test_rule_slots_are_the_histories_it_remembers(config, rule, draws):
+@pytest.mark.parametrize("limit", [0, 1], ids=["every-draw", "draw-limit-1"])
+def test_rule_slots_are_the_histories_it_remembers(config, rule, draws, limit):
     """Two decision nodes share a slot exactly when they agree on the round, the pot at its
     start, the last ``recall`` rounds' betting and draws, what ``rule`` keeps of each older
     round's betting (and its draw counts with ``remember_draws``), and their position in the
-    round: keys written from each node's history text, not from the rule's tables."""
-    for recall in range(config.draws):
-        game = dataclasses.replace(config, recall=recall, remember_draws=draws, older_betting=rule)
+    round; with a draw limit, a draw count above it reads as the limit (two-card hands: drawing
+    two is remembered as drawing one). Keys written from each node's history text, not from the
+    rule's tables."""
+    def seen(d: str) -> str:
+        return "".join(str(min(int(x), limit)) for x in d) if limit else d
+
+    for recall in range(config.draws + (1 if limit else 0)):
+        game = dataclasses.replace(config, recall=recall, remember_draws=draws and recall < config.draws,
+                                   older_betting=rule if recall < config.draws else "forget", draw_limit=limit)
         setup = GameSetup(game)
         tree, layout = setup.tree, setup.layout
         slot_of_key, key_of_slot = {}, {}
         for node in np.nonzero(tree.kind <= DRAW)[0]:
             parts = tree.history(int(node)).split("/")
             r = int(tree.round[node])
-            done = [(parts[2 * k], parts[2 * k + 1]) for k in range(r)]  # (betting, draws) of finished rounds
+            done = [(parts[2 * k], seen(parts[2 * k + 1])) for k in range(r)]  # (betting, draws) of finished rounds
             kept = tuple(done[::-1][:recall])
             older = tuple(_kept_betting(rule, bet, r - 1 - k) + ((d,) if draws else ())
                           for k, (bet, d) in enumerate(done[::-1]) if k >= recall)
@@ -63,11 +70,13 @@ def test_rule_slots_are_the_histories_it_remembers(config, rule, draws):
 
 @pytest.mark.parametrize("rule", list(BETTING_RULES))
 @pytest.mark.parametrize("draws", [False, True])
-def test_recall_keys_are_every_history_key_in_tuple_order(rule, draws):
+@pytest.mark.parametrize("limit", [0, 1])
+def test_recall_keys_are_every_history_key_in_tuple_order(rule, draws, limit):
     """The keys a rule enumerates with arrays are those a plain walk over (pot, records) tuples
     finds, one per key, in Python's tuple order (the order of the layout's slots, which files
-    written before keep)."""
-    from solver.game.history import older_codes
+    written before keep); with a draw limit, over records whose draw counts above it read as
+    the limit."""
+    from solver.game.history import older_codes, recent_codes
     from solver.game.layout import recall_keys
     from solver.game.rounds import RoundTemplates
 
@@ -77,8 +86,17 @@ def test_recall_keys_are_every_history_key_in_tuple_order(rule, draws):
         except ConfigError:
             continue
         templates = RoundTemplates.of(game)
-        code, older = older_codes(templates, recall, draws, rule)
+        code, older = older_codes(templates, recall, draws, rule, limit)
+        recent = recent_codes(templates, limit)
         h1 = game.hand_size + 1
+        m = limit + 1 if limit else h1
+
+        def kept(o, pair):   # a record's code, written out: outcome, then both counts, each at most the limit
+            lo = limit or game.hand_size
+            return o * m * m + min(pair // h1, lo) * m + min(pair % h1, lo)
+
+        older_of_kept = {(r, kept(o, pair)): int(code[r, o * h1 * h1 + pair]) for r in range(game.rounds)
+                         for o in range(templates.rounds[r].n_outcomes) for pair in range(h1 * h1)} if older > 1 else {}
         expected, keys = [], {(0, ())}
         for r, template in enumerate(templates.rounds):
             expected.append(sorted(keys))
@@ -89,12 +107,12 @@ def test_recall_keys_are_every_history_key_in_tuple_order(rule, draws):
                         break
                     new_pot = templates.pot_index(r + 1, templates.pot_levels[r][pot] + added)
                     for pair in range(h1 * h1):
-                        new = (o * h1 * h1 + pair,) + records
+                        new = (kept(o, pair),) + records
                         if older > 1 and len(new) > recall:
-                            new = new[:recall] + (int(code[r - recall, new[recall]]),) + new[recall + 1:]
+                            new = new[:recall] + (older_of_kept[r - recall, new[recall]],) + new[recall + 1:]
                         nxt.add((new_pot, new[:recall] if older == 1 else new))
             keys = nxt
-        found = recall_keys(templates, recall, code, older)
+        found = recall_keys(templates, recall, code, older, recent)
         assert [[(int(k[0]), tuple(int(x) for x in k[1:])) for k in rows] for rows in found] == expected
 
 
@@ -113,6 +131,42 @@ def test_a_rule_needs_a_recall_that_forgets_and_a_known_name():
     config = dataclasses.replace(TINY_DD_CAP2, recall=0, older_betting="bets")
     assert config.describe().endswith("recall 0 rounds and the number of bets")
     assert "older_betting = \"bets\"" in config.to_toml()
+
+
+def test_a_draw_limit_needs_a_recall_and_a_count_the_hand_can_exceed():
+    with pytest.raises(ConfigError, match="draw_limit: must be an integer from 0 to 1, got 2"):
+        dataclasses.replace(TINY_DD_CAP2, recall=0, draw_limit=2)
+    with pytest.raises(ConfigError, match="draw_limit: merges draw counts in the keys of a recall rule"):
+        dataclasses.replace(TINY_DD_CAP2, draw_limit=1)
+    config = dataclasses.replace(TINY_DD_CAP2, recall=1, remember_draws=True, draw_limit=1)
+    assert config.describe().endswith("recall 1 round and every draw (draws of 1 or more as 1)")
+    assert "draw_limit = 1" in config.to_toml()
+    assert config.at_full_resolution().draw_limit == 0
+
+
+def test_a_draw_limit_solves_and_its_file_certifies_the_same(tmp_path):
+    """A streamed abstract solve with a draw limit (card buckets, recall 1 and every draw count):
+    the saved file, read back, finds its slots through the rule's tables and certifies the
+    summary's figure exactly; the solve learned."""
+    from solver.cfr.streamed import StreamedWalker
+    from solver.tables.strategy import load_strategy
+
+    config = dataclasses.replace(TINY_TRIPLE_CAP2, buckets=(3, 4, 3, 2), recall=1, remember_draws=True,
+                                 draw_limit=1)
+    path = tmp_path / "game.toml"
+    config.save(path)
+    out = tmp_path / "run"
+    assert main(["solve", "--config", str(path), "--iterations", "100", "--out", str(out), "--no-charts"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["draw_limit"] == 1
+    strategy = load_strategy(out)
+    assert strategy.layout.rule.kept < strategy.layout.rule.radix
+    setup = GameSetup(config, streamed=True)
+    walker = StreamedWalker(setup.game, strategy.layout, setup.model)
+    certified = walker.exploitability(np.asarray(strategy.probabilities)).exploitability_mbb
+    assert certified == pytest.approx(summary["exploitability_mbb"], abs=1e-3)
+    first = float((out / "convergence.csv").read_text().splitlines()[1].split(",")[2])
+    assert 0 < certified < first / 2
 
 
 def test_a_rule_solves_and_certifies_from_the_command_line(tmp_path, capsys):
@@ -173,21 +227,25 @@ def test_a_setup_that_streams_gets_the_streamed_engine():
     assert check_solvable(GameSetup(config)) is True
 
 
-@pytest.mark.parametrize("recall,draws,rule", [(r, d, rule) for r, d in ((0, False), (1, True), (2, False))
-                                                for rule in BETTING_RULES] + [(3, False, "forget")])
-def test_the_plan_counts_the_key_graph_of_a_built_tree(recall, draws, rule):
+@pytest.mark.parametrize("recall,draws,rule,limit", [(r, d, rule, 0) for r, d in ((0, False), (1, True), (2, False))
+                                                      for rule in BETTING_RULES]
+                         + [(3, False, "forget", 0), (1, True, "forget", 1), (2, True, "last", 1), (3, False, "forget", 1)])
+def test_the_plan_counts_the_key_graph_of_a_built_tree(recall, draws, rule, limit):
     """``badugi plan``'s key states (per round, without building anything) are the slots of the
     built layout, and its decision nodes the built tree's; with the whole history remembered
-    every decision node is its own key state."""
-    game = dataclasses.replace(TINY_TRIPLE_CAP2, recall=recall, remember_draws=draws, older_betting=rule)
+    every decision node is its own key state (unless a draw limit merges draw counts)."""
+    game = dataclasses.replace(TINY_TRIPLE_CAP2, recall=recall, remember_draws=draws, older_betting=rule,
+                               draw_limit=limit)
     setup = GameSetup(game)
     tree, layout, plan = setup.tree, setup.layout, setup.plan
     decisions = tree.kind <= DRAW
     assert list(plan.counts.decisions_by_round) == np.bincount(tree.round[decisions], minlength=4).tolist()
     assert list(plan.key_states_by_round) == np.bincount(layout.slot_round, minlength=4).tolist()
     assert plan.key_states == layout.n_slots == len(np.unique(layout.slot_of[decisions]))
-    if recall == game.draws:
+    if recall == game.draws and not limit:
         assert plan.key_states == int(decisions.sum())
+    elif limit:
+        assert plan.key_states < GameSetup(dataclasses.replace(game, draw_limit=0)).plan.key_states
     elif rule == "forget":
         assert plan.key_states < int(decisions.sum())
     else:  # (at cap 2, who bet last and the pot can tell every history apart: fewer or as many)
@@ -207,8 +265,8 @@ def test_plan_prints_key_states_beside_public_nodes(capsys, tmp_path):
     assert f"{sum(plan.counts.decisions_by_round):,} decision nodes" in line
 
 
-@pytest.mark.parametrize("recall,draws", [(1, True), (2, False), (2, True)])
-def test_the_plan_holds_the_rules_key_table_and_its_slots_arrays(recall, draws, monkeypatch):
+@pytest.mark.parametrize("recall,draws,limit", [(1, True, 0), (2, False, 0), (2, True, 0), (1, True, 1)])
+def test_the_plan_holds_the_rules_key_table_and_its_slots_arrays(recall, draws, limit, monkeypatch):
     """The memory plan counts what a recall layout itself holds: its dense key table (one slot per
     history key, as many as the built table has) and its slots' arrays (a cap-4 solve with recall
     2 and every draw count peaked 4.9 GB above a plan that left them out)."""
@@ -216,10 +274,10 @@ def test_the_plan_holds_the_rules_key_table_and_its_slots_arrays(recall, draws, 
     from solver.game.layout import recall_sizes_by_round
     from solver.game.rounds import RoundTemplates
 
-    game = dataclasses.replace(TINY_TRIPLE_CAP2, recall=recall, remember_draws=draws)
+    game = dataclasses.replace(TINY_TRIPLE_CAP2, recall=recall, remember_draws=draws, draw_limit=limit)
     setup = GameSetup(game)
     layout = setup.layout
-    sizes = recall_sizes_by_round(RoundTemplates.of(game), recall, draws)
+    sizes = recall_sizes_by_round(RoundTemplates.of(game), recall, draws, draw_limit=limit)
     assert sizes.codes == len(layout.rule.code_slot)
     built = layout.rule.code_slot.nbytes + sum(getattr(layout, name).nbytes for name in
                                                ("slot_offset", "slot_round", "slot_seat", "slot_kind", "slot_actions"))

@@ -104,8 +104,8 @@ def warm_start(engine, run: str | Path) -> WarmStart:
     if coarse.at_full_resolution() != config.at_full_resolution():
         raise ValueError(f"a warm start needs a run of the same game: {run} is {coarse.describe()}, "
                          f"this is {config.describe()}")
-    if (coarse.recall, coarse.remember_draws, coarse.older_betting) != (config.recall, config.remember_draws,
-                                                                      config.older_betting):
+    if (coarse.recall, coarse.remember_draws, coarse.older_betting, coarse.draw_limit) != (
+            config.recall, config.remember_draws, config.older_betting, config.draw_limit):
         raise ValueError(f"a warm start needs a run with the same recall rule: {run} is {coarse.describe()}, "
                          f"this is {config.describe()}")
     if coarse.storage_bits != 32:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from abstractions.files import atomic_write
 
-from .history import BETTING_RULES, DEFAULT_BETTING, describe_older
+from .history import BETTING_RULES, DEFAULT_BETTING, describe_draw_limit, describe_older
 
 DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
 MAX_CAP = 8
@@ -50,7 +50,10 @@ class GameConfig:
     :class:`solver.game.layout.RecallRule`); with ``remember_draws`` they keep
     both draw counts of those older rounds, and ``older_betting`` names what
     they keep of their betting (a rule of :data:`solver.game.history.BETTING_RULES`;
-    ``forget``, the default, keeps nothing). ``storage_bits`` 16 (default 32) keeps
+    ``forget``, the default, keeps nothing). ``draw_limit`` (0, the default, tells every
+    draw count apart) is the largest draw count those keys tell apart: with 3 of four
+    cards, drawing four is remembered as drawing three, in every round a key keeps
+    (:mod:`solver.game.history`). ``storage_bits`` 16 (default 32) keeps
     an abstract solve's regrets and strategy sums in 16 bits with a scale per action
     row (:mod:`solver.cfr.quantized`): about 5 bytes an entry on two threads instead
     of 12, for a finer abstraction.
@@ -68,6 +71,7 @@ class GameConfig:
     recall: int = -1
     remember_draws: bool = False
     older_betting: str = DEFAULT_BETTING
+    draw_limit: int = 0
     storage_bits: int = 32
 
     def __post_init__(self) -> None:
@@ -103,6 +107,10 @@ class GameConfig:
         if self.older_betting != DEFAULT_BETTING and not 0 <= self.recall < self.draws:
             raise ConfigError("older_betting: keeps the betting of rounds a recall forgets; it needs a recall "
                               f"of 0 to {self.draws - 1} rounds")
+        _check_int("draw_limit", self.draw_limit, 0, max(self.hand_size - 1, 0))
+        if self.draw_limit and self.recall < 0:
+            raise ConfigError("draw_limit: merges draw counts in the keys of a recall rule; it needs a recall of 0 to "
+                              f"{self.draws} rounds")
         if not isinstance(self.storage_bits, int) or isinstance(self.storage_bits, bool) \
                 or self.storage_bits not in STORAGE_BITS:
             raise ConfigError(f"storage_bits: {self.storage_bits!r} is not 16 or 32")
@@ -134,6 +142,8 @@ class GameConfig:
             del data["remember_draws"]
         if self.older_betting == DEFAULT_BETTING:
             del data["older_betting"]
+        if not self.draw_limit:
+            del data["draw_limit"]
         if self.storage_bits == 32:
             del data["storage_bits"]
         return data
@@ -180,6 +190,8 @@ class GameConfig:
             older = describe_older(self.remember_draws, self.older_betting)
             if older:
                 recall += f" and {older}"
+            if self.draw_limit:
+                recall += f" ({describe_draw_limit(self.draw_limit)})"
         storage = ", 16-bit storage" if self.storage_bits == 16 else ""
         return f"{names[self.draws]} Badugi, cap {self.cap}, bets {bets}{deck}{hand}{buckets}{recall}{storage}"
 
@@ -202,7 +214,7 @@ class GameConfig:
     def at_full_resolution(self) -> "GameConfig":
         """The same game without abstraction: no card buckets, the whole public history remembered."""
         return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False, older_betting=DEFAULT_BETTING,
-                                   storage_bits=32)
+                                   draw_limit=0, storage_bits=32)
 
 
 def _toml_scalar(value) -> str:

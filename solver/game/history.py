@@ -11,7 +11,13 @@ and both draw counts, ``o * (H + 1)^2 + d_bb * (H + 1) + d_button``; see
   :data:`BETTING_RULES`: a code per betting outcome of each round);
 - ``remember_draws``: whether both draw counts are kept.
 
-A round's kept code is ``betting code * draw codes + draw code``; every code
+and, for every round a key holds (kept or older), ``draw_limit``: the largest draw count
+told apart (0, the default: every count; 3 of four cards remembers drawing four as drawing
+three, a draw nobody takes often and whose keys are a third of the last round's).
+
+A round's kept code is ``betting code * draw codes + draw code``; a recalled round's is
+``outcome * draw codes + draw code`` (:func:`recent_codes`: the record itself when every draw
+count is told apart); every code
 table is built here (:func:`older_codes`), and the layout, the plan and the
 kernels only read the table. A new rule is one row of :data:`BETTING_RULES`.
 
@@ -23,6 +29,10 @@ kernels only read the table. A new rule is one row of :data:`BETTING_RULES`.
 (1, 0)
 >>> older_codes(templates, recall=0, remember_draws=True, older_betting="forget").n_codes   # 5 x 5 draw counts
 25
+>>> older_codes(templates, 0, True, "forget", draw_limit=3).n_codes    # 0, 1, 2, 3 or more
+16
+>>> recent_codes(templates, 3).n_codes == templates.outcomes_max * 16
+True
 """
 
 from __future__ import annotations
@@ -82,20 +92,46 @@ class OlderCodes(NamedTuple):
     n_codes: int
 
 
-def older_codes(templates, recall: int, remember_draws: bool, older_betting: str) -> OlderCodes:
+def draw_pair_codes(hand_size: int, draw_limit: int = 0) -> tuple[np.ndarray, int]:
+    """(code of each pair of draw counts ``d_bb * (H + 1) + d_button``, number of codes): the
+    pair itself, or with ``draw_limit`` > 0 each count above it remembered as the limit."""
+    h1 = hand_size + 1
+    if not draw_limit:
+        return np.arange(h1 * h1, dtype=np.int64), h1 * h1
+    pair = np.arange(h1 * h1)
+    m = draw_limit + 1
+    return (np.minimum(pair // h1, draw_limit) * m + np.minimum(pair % h1, draw_limit)).astype(np.int64), m * m
+
+
+def recent_codes(templates, draw_limit: int = 0) -> OlderCodes:
+    """The code table of the rounds a rule recalls whole (``code[round, record]``): the record
+    (outcome and both draw counts) with each draw count above ``draw_limit`` remembered as the
+    limit; the record itself (and the record radix) for ``draw_limit`` 0."""
+    radix = templates.record_radix
+    rounds = templates.config.rounds
+    if not draw_limit:
+        return OlderCodes(np.tile(np.arange(radix, dtype=np.int64), (rounds, 1)), radix)
+    pairs, n_pairs = draw_pair_codes(templates.config.hand_size, draw_limit)
+    record = np.arange(radix)
+    code = (record // len(pairs)) * n_pairs + pairs[record % len(pairs)]
+    return OlderCodes(np.tile(code, (rounds, 1)), templates.outcomes_max * n_pairs)
+
+
+def older_codes(templates, recall: int, remember_draws: bool, older_betting: str, draw_limit: int = 0) -> OlderCodes:
     """The code table of a recall rule's older rounds. With ``recall`` = the number of draws no
     round is older, and the table keeps nothing."""
     config = templates.config
     h1 = config.hand_size + 1
     radix = templates.record_radix
-    draw_codes = h1 * h1 if remember_draws else 1
+    pairs, n_pairs = draw_pair_codes(config.hand_size, draw_limit)
+    draw_codes = n_pairs if remember_draws else 1
     betting = BETTING_RULES[older_betting]
     outcome_codes = [betting.codes(t, config.bets[r]) for r, t in enumerate(templates.rounds)]
     n_betting = max(int(c.max()) + 1 for c in outcome_codes)
     if recall >= config.draws or (draw_codes == 1 and n_betting == 1):
         return OlderCodes(np.zeros((config.rounds, radix), np.int64), 1)
     record = np.arange(radix)
-    outcome, draws = record // (h1 * h1), record % (h1 * h1)
+    outcome, draws = record // (h1 * h1), pairs[record % (h1 * h1)]
     code = np.zeros((config.rounds, radix), np.int64)
     for r, codes in enumerate(outcome_codes):
         known = outcome < len(codes)   # records past a round's outcomes never occur
@@ -114,3 +150,8 @@ def describe_older(remember_draws: bool, older_betting: str, draws: str = "every
     a plan with ``draws`` = "the draw counts"); "" for nothing."""
     parts = [p for p in (BETTING_RULES[older_betting].describe, draws if remember_draws else "") if p]
     return " and ".join(parts)
+
+
+def describe_draw_limit(draw_limit: int) -> str:
+    """How a game's name says its draw limit ("" for every draw count told apart)."""
+    return f"draws of {draw_limit} or more as {draw_limit}" if draw_limit else ""

@@ -49,7 +49,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from .history import DEFAULT_BETTING, modulus_codes, older_codes
+from .history import DEFAULT_BETTING, OlderCodes, modulus_codes, older_codes, recent_codes
 from .rounds import BET, BIG_BLIND, BUTTON, DRAW, RoundTemplates
 from .tree import PublicTree
 
@@ -64,7 +64,7 @@ LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_m
 NO_LOCKS = np.zeros(0, np.float32)
 # What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
 RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older "
-                                      "older_code")
+                                      "older_code kept kept_code")
 MAX_RULE_CODES = 1 << 28   # dense key tables beyond this are refused (about 2 GiB)
 
 
@@ -75,7 +75,9 @@ class RecallRule:
     A decision node's key is its round, the pot level when the round started,
     the records (outcome and both draw counts) of the ``recall`` rounds before
     its own (fewer early in the hand), what is kept of the rounds before those,
-    and its phase in its round (see :mod:`solver.game.rounds`). Of an older
+    and its phase in its round (see :mod:`solver.game.rounds`). A kept record is its code
+    ``kept_code[round, record]``, one of ``kept`` (the record itself, ``kept`` = ``radix``,
+    unless the config's ``draw_limit`` merges the larger draw counts). Of an older
     round the key keeps a code, ``older_code[round, record]``, one of
     ``older`` (what the config's ``older_betting`` and ``remember_draws``
     keep: the table comes from :mod:`solver.game.history`; ``older`` = 1
@@ -84,9 +86,9 @@ class RecallRule:
     = the number of draws is perfect recall: one slot per node of the public
     tree.
 
-    Keys are numbered densely: ``code = code_base[r] + ((pot index * radix^k *
+    Keys are numbered densely: ``code = code_base[r] + ((pot index * kept^k *
     older^(r-k) + records) * n_phases[r] + phase)`` with ``k = min(recall, r)``,
-    the kept records as digits in base ``radix``, latest lowest, and above them
+    the kept records' codes as digits in base ``kept``, latest lowest, and above them
     the older rounds' digits in base ``older``; ``code_slot[code]`` is the
     key's slot.
     """
@@ -101,12 +103,18 @@ class RecallRule:
     older: int = 1          # codes an older round's record may keep (1: nothing)
     older_code: np.ndarray | None = None  # (rounds, radix) int64: the code each round's record keeps
     #                                        (None: the record modulo ``older``, as files before tables)
+    kept: int = 0           # codes a recalled round's record may have (0: ``radix``, the record itself)
+    kept_code: np.ndarray | None = None   # (rounds, radix) int64: a recalled record's code (None: itself)
 
-    ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot", "older", "older_code")
+    ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot", "older", "older_code",
+              "kept", "kept_code")
 
     def __post_init__(self):
         if self.older_code is None:
             object.__setattr__(self, "older_code", modulus_codes(len(self.n_phases), self.radix, self.older))
+        if self.kept_code is None:   # (files written before draw limits: every record told apart)
+            object.__setattr__(self, "kept", self.radix)
+            object.__setattr__(self, "kept_code", modulus_codes(len(self.n_phases), self.radix, self.radix))
 
     def arrays(self) -> dict:
         return {name: np.asarray(getattr(self, name)) for name in self.ARRAYS}
@@ -115,10 +123,11 @@ class RecallRule:
     def from_arrays(cls, arrays: dict) -> "RecallRule":
         # (files written before ``older`` existed forget older rounds whole; before ``older_code``,
         # they keep an older record modulo ``older``)
-        code = arrays.get("older_code")
+        code, kept = arrays.get("older_code"), arrays.get("kept_code")
         return cls(int(arrays["recall"]), int(arrays["radix"]),
-                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:-2]), int(arrays.get("older", 1)),
-                   None if code is None else np.asarray(code, np.int64))
+                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:-4]), int(arrays.get("older", 1)),
+                   None if code is None else np.asarray(code, np.int64), int(arrays.get("kept", 0)),
+                   None if kept is None else np.asarray(kept, np.int64))
 
     @property
     def remembers_draws(self) -> bool:
@@ -126,7 +135,7 @@ class RecallRule:
 
     def kernel_arrays(self, slot_offset: np.ndarray) -> RuleArrays:
         return RuleArrays(self.recall, self.radix, self.n_phases, self.code_base, self.pot_levels, self.n_pots,
-                          self.code_slot, slot_offset, self.older, self.older_code)
+                          self.code_slot, slot_offset, self.older, self.older_code, self.kept, self.kept_code)
 
 
 def no_layout(rounds: int, n_states: int) -> LayoutArrays:
@@ -139,7 +148,7 @@ def no_rule(rounds: int) -> "RuleArrays":
     """Rule arrays of the right types for a player whose layout has no recall rule."""
     return RuleArrays(0, 1, np.ones(rounds, np.int64), np.zeros(rounds + 1, np.int64), np.zeros((rounds, 1)),
                       np.ones(rounds, np.int64), np.zeros(1, np.int64), np.zeros(2, np.int64), 1,
-                      np.zeros((rounds, 1), np.int64))
+                      np.zeros((rounds, 1), np.int64), 1, np.zeros((rounds, 1), np.int64))
 
 
 class LayoutError(ValueError):
@@ -228,31 +237,35 @@ class StrategyLayout:
     @classmethod
     def by_recall(cls, templates: RoundTemplates, class_legal: np.ndarray, recall: int,
                   row_of: np.ndarray | None = None, remember_draws: bool = False,
-                  older_betting: str = DEFAULT_BETTING) -> "StrategyLayout":
+                  older_betting: str = DEFAULT_BETTING, draw_limit: int = 0) -> "StrategyLayout":
         """Slots by public-history key (see :class:`RecallRule`), for trees too big to build;
         ``remember_draws`` and ``older_betting``: what keys keep of the rounds older than
-        ``recall`` (:mod:`solver.game.history`). ``slot_of`` is empty; :meth:`materialize`
-        fills it for a built tree."""
+        ``recall``; ``draw_limit``: the largest draw count keys tell apart (0: every one; see
+        :mod:`solver.game.history`). ``slot_of`` is empty; :meth:`materialize` fills it for a
+        built tree."""
         config = templates.config
         if not 0 <= recall <= config.draws:
             raise LayoutError(f"recall must be 0 to {config.draws} rounds, got {recall}")
         row_of, row_width = _checked_row_maps(row_of, config.rounds, config.draws, class_legal)
         rounds, hand = config.rounds, config.hand_size
         radix = templates.record_radix
-        older_code, older = older_codes(templates, recall, remember_draws, older_betting)
+        older_code, older = older_codes(templates, recall, remember_draws, older_betting, draw_limit)
+        kept_code, kept_radix = recent_codes(templates, draw_limit)
         levels = templates.pot_levels
         n_pots = np.array([len(x) for x in levels], np.int64)
         pot_levels = np.full((rounds, int(n_pots.max())), np.nan)
         for r, x in enumerate(levels):
             pot_levels[r, :len(x)] = x
         n_phases = np.array([templates.n_phases(r) for r in range(rounds)], np.int64)
-        code_base = np.concatenate([[0], np.cumsum(_checked_code_sizes(templates, recall, older))]).astype(np.int64)
+        code_base = np.concatenate([[0], np.cumsum(_checked_code_sizes(templates, recall, older, kept_radix))]
+                                   ).astype(np.int64)
         code_slot = np.full(int(code_base[-1]), -1, np.int64)
         slot_round, slot_seat, slot_kind, slot_actions = [], [], [], []
         h1 = hand + 1
-        for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older_code, older))):
+        all_keys = recall_keys(templates, recall, older_code, older, OlderCodes(kept_code, kept_radix))
+        for r, (template, keys) in enumerate(zip(templates.rounds, all_keys)):
             kept = min(recall, r)
-            scale = radix ** kept * older ** (r - kept)
+            scale = kept_radix ** kept * older ** (r - kept)
             n_pos, n_out = template.n_positions, template.n_outcomes
             # the slots of one key: the betting positions, then the draws
             phase_seat = list(template.seat) + [BIG_BLIND] * n_out + [BUTTON] * (n_out * h1)
@@ -261,14 +274,15 @@ class StrategyLayout:
             if r == config.draws:
                 phase_seat, phase_kind, phase_actions = phase_seat[:n_pos], phase_kind[:n_pos], phase_actions[:n_pos]
             n_keys, phases = len(keys), int(n_phases[r])
-            first = code_base[r] + (keys[:, 0] * scale + _key_digits(keys, kept, radix, older)) * phases
+            first = code_base[r] + (keys[:, 0] * scale + _key_digits(keys, kept, kept_radix, older)) * phases
             slots = sum(len(x) for x in slot_round) + np.arange(n_keys * phases, dtype=np.int64)
             code_slot[(first[:, None] + np.arange(phases)[None, :]).ravel()] = slots
             slot_round.append(np.full(n_keys * phases, r, np.int8))
             slot_seat.append(np.tile(np.asarray(phase_seat, np.int8), n_keys))
             slot_kind.append(np.tile(np.asarray(phase_kind, np.int8), n_keys))
             slot_actions.append(np.tile(np.asarray(phase_actions, np.int8), n_keys))
-        rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older, older_code)
+        rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older, older_code,
+                          kept_radix, kept_code)
         return cls._of_slots(np.zeros(0, np.int64), *(np.concatenate(x) for x in (slot_round, slot_seat, slot_kind,
                                                                                   slot_actions)),
                              row_width, row_of, class_legal, rule)
@@ -328,7 +342,7 @@ class StrategyLayout:
     def shares_slots(self) -> bool:
         """Whether several public nodes share a slot (imperfect recall of the public history)."""
         if self.rule is not None:
-            return self.rule.recall < len(self.rule.n_phases) - 1
+            return self.rule.recall < len(self.rule.n_phases) - 1 or self.rule.kept < self.rule.radix
         used = self.slot_of[self.slot_of >= 0]
         return len(np.unique(used)) < len(used)
 
@@ -453,6 +467,9 @@ class StrategyLayout:
             if (rule.older_code.shape != (rounds, rule.radix) or rule.older < 1
                     or (rule.older_code.size and (rule.older_code.min() < 0 or rule.older_code.max() >= rule.older))):
                 raise LayoutError("the recall rule's table of older rounds does not fit the rule")
+            if (rule.kept_code.shape != (rounds, rule.radix) or not 1 <= rule.kept <= rule.radix
+                    or (rule.kept_code.size and (rule.kept_code.min() < 0 or rule.kept_code.max() >= rule.kept))):
+                raise LayoutError("the recall rule's table of recalled rounds does not fit the rule")
             if (len(rule.code_base) != rounds + 1 or len(rule.code_slot) != int(rule.code_base[-1])
                     or (len(rule.code_slot) and rule.code_slot.max() >= n_slots)):
                 raise LayoutError("the recall rule's key table does not fit the layout")
@@ -461,10 +478,12 @@ class StrategyLayout:
 RULE_PREFIX = "rule_"
 
 
-def _checked_code_sizes(templates: RoundTemplates, recall: int, older: int) -> list[int]:
-    """Codes per round of a recall rule's dense key table; LayoutError (before any key is
-    enumerated) when the table would be too big."""
-    sizes = [len(templates.pot_levels[r]) * templates.record_radix ** min(recall, r) * older ** max(r - recall, 0)
+def _checked_code_sizes(templates: RoundTemplates, recall: int, older: int, kept: int = 0) -> list[int]:
+    """Codes per round of a recall rule's dense key table (``kept``: the codes of a recalled
+    record, 0 for the record radix); LayoutError (before any key is enumerated) when the table
+    would be too big."""
+    kept = kept or templates.record_radix
+    sizes = [len(templates.pot_levels[r]) * kept ** min(recall, r) * older ** max(r - recall, 0)
              * templates.n_phases(r) for r in range(templates.config.rounds)]
     if sum(sizes) > MAX_RULE_CODES:
         what = f"recall {recall}" + (" with what older rounds keep" if older > 1 else "")
@@ -485,12 +504,22 @@ def _key_digits(keys: np.ndarray, kept: int, radix: int, older: int) -> np.ndarr
 
 
 def recall_keys(templates: RoundTemplates, recall: int, older_code: np.ndarray | None = None,
-                older: int = 1) -> list[np.ndarray]:
+                older: int = 1, recent: OlderCodes | None = None) -> list[np.ndarray]:
     """Per round, the history keys a recall rule tells apart at the round's start, as rows
-    (pot level index, the records of the last ``recall`` rounds, latest first, then the codes
-    the older ones keep, ``older_code[round, record]``: nothing if ``older`` is 1), sorted
+    (pot level index, the codes of the last ``recall`` rounds' records, ``recent.code[round,
+    record]`` (the records themselves if ``recent`` is None), latest first, then the codes the
+    older ones keep, ``older_code[round, record]``: nothing if ``older`` is 1), sorted
     lexicographically (the order of the layout's slots)."""
     h1 = templates.config.hand_size + 1
+    if recent is None:
+        recent = recent_codes(templates)
+    # an older round's code from its recalled code (a draw limit merges both alike)
+    older_of_recent = np.zeros((templates.config.rounds, recent.n_codes), np.int64)
+    if older > 1:
+        for r in range(templates.config.rounds):
+            older_of_recent[r, recent.code[r]] = older_code[r]
+            if not np.array_equal(older_of_recent[r, recent.code[r]], older_code[r]):
+                raise LayoutError("an older round's code must follow from its recalled code")
     keys, out = np.zeros((1, 1), np.int64), []
     for r, template in enumerate(templates.rounds):
         out.append(keys)
@@ -505,7 +534,8 @@ def recall_keys(templates: RoundTemplates, recall: int, older_code: np.ndarray |
         new_pot = np.searchsorted(following, pot_value)
         if not np.array_equal(following[np.minimum(new_pot, len(following) - 1)], pot_value):
             raise LayoutError("a round's pot is not one of the next round's levels")
-        record = (np.arange(n_out)[:, None] * h1 * h1 + np.arange(h1 * h1)[None, :]).ravel()   # (outcomes x draws)
+        record = recent.code[r, (np.arange(n_out)[:, None] * h1 * h1 + np.arange(h1 * h1)[None, :]).ravel()]
+        #        (outcomes x draws: the codes of the new records)
         n_new = n_out * h1 * h1
         records = keys[:, 1:]
         width = records.shape[1] + 1
@@ -516,7 +546,7 @@ def recall_keys(templates: RoundTemplates, recall: int, older_code: np.ndarray |
         for k in range(width):
             column = record if k == 0 else records[:, k - 1]
             if older > 1 and k == recall:
-                column = older_code[r - recall, column]  # the record that leaves the recall becomes its code
+                column = older_of_recent[r - recall, column]  # the record that leaves the recall becomes its code
             nxt[:, 1 + k] = np.tile(column, n_keys) if k == 0 else np.repeat(column, n_new)
         order = np.lexsort(nxt.T[::-1])
         nxt = nxt[order]
@@ -535,15 +565,17 @@ class RecallSizes(NamedTuple):
 
 
 def recall_sizes_by_round(templates: RoundTemplates, recall: int, remember_draws: bool = False,
-                          older_betting: str = DEFAULT_BETTING) -> RecallSizes:
+                          older_betting: str = DEFAULT_BETTING, draw_limit: int = 0) -> RecallSizes:
     """Action rows and key states per round of a layout by recall rule (without building it).
     A key state is one decision of the rule's *key graph*: every public node whose history has
     that key and phase shares its slot (see :class:`RecallRule`)."""
     h1 = templates.config.hand_size + 1
     rows, states = [], []
-    older_code, older = older_codes(templates, recall, remember_draws, older_betting)
-    codes = sum(_checked_code_sizes(templates, recall, older))
-    for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older_code, older))):
+    older_code, older = older_codes(templates, recall, remember_draws, older_betting, draw_limit)
+    recent = recent_codes(templates, draw_limit)
+    codes = sum(_checked_code_sizes(templates, recall, older, recent.n_codes))
+    for r, (template, keys) in enumerate(zip(templates.rounds, recall_keys(templates, recall, older_code, older,
+                                                                           recent))):
         per_key = int(template.n_actions.astype(np.int64).sum())
         phases = template.n_positions
         if r < templates.config.draws:
@@ -628,8 +660,10 @@ def key_slot(rule, rnd, phase, pot, records, earliest_record):
         if record < 0:
             record = earliest_record
         if k < kept:
-            digits += record * scale
-            scale *= rule.radix
+            if record < 0:
+                return -1
+            digits += rule.kept_code[rnd - 1 - k, record] * scale
+            scale *= rule.kept
         elif rule.older > 1:
             if record < 0:
                 return -1

@@ -23,7 +23,7 @@ import numba
 from abstractions.evaluator import get_evaluator
 
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
-from .history import describe_older
+from .history import describe_draw_limit, describe_older, draw_pair_codes
 from .layout import StrategyLayout, recall_sizes_by_round
 from .rounds import RoundTemplates
 from .tree import TreeCounts, count_tree
@@ -160,8 +160,9 @@ class SolvePlan:
         if self.config.recall >= 0:
             kept = describe_older(self.config.remember_draws, self.config.older_betting, "the draw counts")
             older = f"of earlier rounds only {kept}" if kept else "earlier rounds are forgotten"
+            limit = describe_draw_limit(self.config.draw_limit)
             lines.append(f"history:         strategies remember the pot and the last {self.config.recall} round(s); "
-                         f"{older}")
+                         f"{older}" + (f"; {limit}" if limit else ""))
             nodes = self.counts.decisions_by_round
             lines.append(f"key states:      {self.key_states:,} decisions told apart, against "
                          f"{sum(nodes):,} decision nodes ({sum(nodes) / max(self.key_states, 1):.1f} nodes a key "
@@ -202,9 +203,13 @@ class SolvePlan:
 def largest_group_share(config: GameConfig) -> float:
     """The share of a 16-bit solve's storage in its largest group of first-round subtrees (those
     sharing slots: :func:`solver.cfr.kernels.cut_groups`): a few percent when every later key keeps
-    the first round's draw counts (they split the subtrees), all of it otherwise (assumed)."""
+    the first round's draw counts (they split the subtrees; a draw limit splits them fewer ways),
+    all of it otherwise (assumed)."""
     keeps_first_draws = config.remember_draws or config.recall >= config.draws
-    return LARGEST_GROUP_SHARE if keeps_first_draws else 1.0
+    if not keeps_first_draws:
+        return 1.0
+    pairs = (config.hand_size + 1) ** 2
+    return LARGEST_GROUP_SHARE * pairs / (draw_pair_codes(config.hand_size, config.draw_limit)[1])
 
 
 def machine_memory_bytes() -> int:
@@ -236,7 +241,8 @@ def plan_solve(config: GameConfig, templates: RoundTemplates | None = None) -> S
     widths = StrategyLayout.planned_row_widths(config.buckets, config.rounds, states)
     templates = templates or RoundTemplates.of(config)
     sizes = (None if config.recall < 0
-             else recall_sizes_by_round(templates, config.recall, config.remember_draws, config.older_betting))
+             else recall_sizes_by_round(templates, config.recall, config.remember_draws, config.older_betting,
+                                        config.draw_limit))
     rows = counts.rows_by_round if sizes is None else sizes.rows
     storage = sum(r * w for r, w in zip(rows, widths))
     threads = numba.config.NUMBA_NUM_THREADS

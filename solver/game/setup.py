@@ -138,7 +138,7 @@ class GameSetup:
     def shares_rows(self) -> bool:
         """Whether a row serves several (public node, class) pairs: card buckets, or public
         histories the recall rule does not tell apart."""
-        return self.bucketed or self.recall_rounds < self.config.draws
+        return self.bucketed or self.recall_rounds < self.config.draws or bool(self.config.draw_limit)
 
     @property
     def abstracted(self) -> bool:
@@ -164,7 +164,8 @@ class GameSetup:
         if not self.by_rule:
             return StrategyLayout.build(self.tree, class_legal, row_of)
         layout = StrategyLayout.by_recall(self.templates, class_legal, self.recall_rounds, row_of,
-                                          self.config.remember_draws, self.config.older_betting)
+                                          self.config.remember_draws, self.config.older_betting,
+                                          self.config.draw_limit)
         return layout if self.streamed else layout.materialize(self.tree)
 
     def entry(self, node: int, action: int, state: int) -> int:
