@@ -209,6 +209,44 @@ def test_layout_files_from_before_code_tables_still_load():
     assert old.rule.older > 1 and np.array_equal(slots, setup.layout.slot_of)
 
 
+def test_layout_files_from_before_draw_limits_and_implied_pots_still_load():
+    """A layout written before draw limits numbered every round's keys with a pot digit and the
+    records themselves: its key table (written out here, key by key, as it was) read back
+    without the new tables finds every node's slot where today's layout does."""
+    from solver.game.layout import RULE_PREFIX, StrategyLayout, node_slots, pot_index
+
+    config = dataclasses.replace(TINY_TRIPLE_CAP2, recall=1, remember_draws=True)
+    setup = GameSetup(config)
+    tree, layout = setup.tree, setup.layout
+    rule = layout.rule
+    rounds = config.rounds
+    sizes = [int(rule.n_pots[r]) * rule.radix ** min(1, r) * rule.older ** max(r - 1, 0) * int(rule.n_phases[r])
+             for r in range(rounds)]
+    base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    table = np.full(int(base[-1]), -1, np.int64)
+    for node in np.nonzero(tree.kind <= DRAW)[0]:
+        r = int(tree.round[node])
+        digits, scale = 0, 1
+        for k in range(r):
+            record = int(tree.records[node][k])
+            if k < 1:
+                digits, scale = digits + record * scale, scale * rule.radix
+            else:
+                digits, scale = digits + int(rule.older_code[r - 1 - k, record]) * scale, scale * rule.older
+        p = int(pot_index(rule.kernel_arrays(layout.slot_offset), r, float(tree.pot[node])))
+        table[base[r] + (p * scale + digits) * int(rule.n_phases[r]) + int(tree.phase[node])] = layout.slot_of[node]
+    arrays = {k: v for k, v in layout.arrays().items()
+              if k not in (RULE_PREFIX + "kept", RULE_PREFIX + "kept_code", RULE_PREFIX + "pot_kept")}
+    arrays[RULE_PREFIX + "code_base"], arrays[RULE_PREFIX + "code_slot"] = base, table
+    old = StrategyLayout.from_arrays(arrays)
+    assert old.rule.kept == old.rule.radix and old.rule.pot_kept.all()
+    slots = np.empty(tree.n_nodes, np.int64)
+    node_slots(tree.kind, tree.round, tree.phase, tree.pot, tree.records, -1,
+               old.rule.kernel_arrays(old.slot_offset), slots)
+    assert np.array_equal(slots, layout.slot_of)
+    assert len(table) > len(rule.code_slot)   # today's table leaves out the pots its records imply
+
+
 def test_a_rule_that_is_not_a_name_is_one_config_error():
     with pytest.raises(ConfigError, match=r"older_betting: \['bets'\] is not a rule"):
         dataclasses.replace(TINY_DD_CAP2, recall=0, older_betting=["bets"])

@@ -64,7 +64,7 @@ LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_m
 NO_LOCKS = np.zeros(0, np.float32)
 # What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
 RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older "
-                                      "older_code kept kept_code")
+                                      "older_code kept kept_code pot_kept")
 MAX_RULE_CODES = 1 << 28   # dense key tables beyond this are refused (about 2 GiB)
 
 
@@ -87,7 +87,9 @@ class RecallRule:
     tree.
 
     Keys are numbered densely: ``code = code_base[r] + ((pot index * kept^k *
-    older^(r-k) + records) * n_phases[r] + phase)`` with ``k = min(recall, r)``,
+    older^(r-k) + records) * n_phases[r] + phase)`` with ``k = min(recall, r)``
+    (the pot index 0 in a round whose key keeps every earlier record, ``pot_kept[r]``
+    = 0: those records' outcomes give the pot),
     the kept records' codes as digits in base ``kept``, latest lowest, and above them
     the older rounds' digits in base ``older``; ``code_slot[code]`` is the
     key's slot.
@@ -105,9 +107,11 @@ class RecallRule:
     #                                        (None: the record modulo ``older``, as files before tables)
     kept: int = 0           # codes a recalled round's record may have (0: ``radix``, the record itself)
     kept_code: np.ndarray | None = None   # (rounds, radix) int64: a recalled record's code (None: itself)
+    pot_kept: np.ndarray | None = None    # (rounds,) int64: 1 where a code counts the pot level, 0 where the
+    #                                       records imply it (None: 1, as files before)
 
     ARRAYS = ("recall", "radix", "n_phases", "code_base", "pot_levels", "n_pots", "code_slot", "older", "older_code",
-              "kept", "kept_code")
+              "kept", "kept_code", "pot_kept")
 
     def __post_init__(self):
         if self.older_code is None:
@@ -115,6 +119,8 @@ class RecallRule:
         if self.kept_code is None:   # (files written before draw limits: every record told apart)
             object.__setattr__(self, "kept", self.radix)
             object.__setattr__(self, "kept_code", modulus_codes(len(self.n_phases), self.radix, self.radix))
+        if self.pot_kept is None:
+            object.__setattr__(self, "pot_kept", np.ones(len(self.n_phases), np.int64))
 
     def arrays(self) -> dict:
         return {name: np.asarray(getattr(self, name)) for name in self.ARRAYS}
@@ -123,11 +129,12 @@ class RecallRule:
     def from_arrays(cls, arrays: dict) -> "RecallRule":
         # (files written before ``older`` existed forget older rounds whole; before ``older_code``,
         # they keep an older record modulo ``older``)
-        code, kept = arrays.get("older_code"), arrays.get("kept_code")
+        code, kept, pot = arrays.get("older_code"), arrays.get("kept_code"), arrays.get("pot_kept")
         return cls(int(arrays["recall"]), int(arrays["radix"]),
-                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:-4]), int(arrays.get("older", 1)),
+                   *(np.asarray(arrays[name]) for name in cls.ARRAYS[2:-5]), int(arrays.get("older", 1)),
                    None if code is None else np.asarray(code, np.int64), int(arrays.get("kept", 0)),
-                   None if kept is None else np.asarray(kept, np.int64))
+                   None if kept is None else np.asarray(kept, np.int64),
+                   None if pot is None else np.asarray(pot, np.int64))
 
     @property
     def remembers_draws(self) -> bool:
@@ -135,7 +142,8 @@ class RecallRule:
 
     def kernel_arrays(self, slot_offset: np.ndarray) -> RuleArrays:
         return RuleArrays(self.recall, self.radix, self.n_phases, self.code_base, self.pot_levels, self.n_pots,
-                          self.code_slot, slot_offset, self.older, self.older_code, self.kept, self.kept_code)
+                          self.code_slot, slot_offset, self.older, self.older_code, self.kept, self.kept_code,
+                          self.pot_kept)
 
 
 def no_layout(rounds: int, n_states: int) -> LayoutArrays:
@@ -148,7 +156,7 @@ def no_rule(rounds: int) -> "RuleArrays":
     """Rule arrays of the right types for a player whose layout has no recall rule."""
     return RuleArrays(0, 1, np.ones(rounds, np.int64), np.zeros(rounds + 1, np.int64), np.zeros((rounds, 1)),
                       np.ones(rounds, np.int64), np.zeros(1, np.int64), np.zeros(2, np.int64), 1,
-                      np.zeros((rounds, 1), np.int64), 1, np.zeros((rounds, 1), np.int64))
+                      np.zeros((rounds, 1), np.int64), 1, np.zeros((rounds, 1), np.int64), np.ones(rounds, np.int64))
 
 
 class LayoutError(ValueError):
@@ -259,6 +267,7 @@ class StrategyLayout:
         n_phases = np.array([templates.n_phases(r) for r in range(rounds)], np.int64)
         code_base = np.concatenate([[0], np.cumsum(_checked_code_sizes(templates, recall, older, kept_radix))]
                                    ).astype(np.int64)
+        pot_kept = (np.arange(rounds) > recall).astype(np.int64)
         code_slot = np.full(int(code_base[-1]), -1, np.int64)
         slot_round, slot_seat, slot_kind, slot_actions = [], [], [], []
         h1 = hand + 1
@@ -274,7 +283,7 @@ class StrategyLayout:
             if r == config.draws:
                 phase_seat, phase_kind, phase_actions = phase_seat[:n_pos], phase_kind[:n_pos], phase_actions[:n_pos]
             n_keys, phases = len(keys), int(n_phases[r])
-            first = code_base[r] + (keys[:, 0] * scale + _key_digits(keys, kept, kept_radix, older)) * phases
+            first = code_base[r] + (keys[:, 0] * pot_kept[r] * scale + _key_digits(keys, kept, kept_radix, older)) * phases
             slots = sum(len(x) for x in slot_round) + np.arange(n_keys * phases, dtype=np.int64)
             code_slot[(first[:, None] + np.arange(phases)[None, :]).ravel()] = slots
             slot_round.append(np.full(n_keys * phases, r, np.int8))
@@ -282,7 +291,7 @@ class StrategyLayout:
             slot_kind.append(np.tile(np.asarray(phase_kind, np.int8), n_keys))
             slot_actions.append(np.tile(np.asarray(phase_actions, np.int8), n_keys))
         rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older, older_code,
-                          kept_radix, kept_code)
+                          kept_radix, kept_code, pot_kept)
         return cls._of_slots(np.zeros(0, np.int64), *(np.concatenate(x) for x in (slot_round, slot_seat, slot_kind,
                                                                                   slot_actions)),
                              row_width, row_of, class_legal, rule)
@@ -470,6 +479,8 @@ class StrategyLayout:
             if (rule.kept_code.shape != (rounds, rule.radix) or not 1 <= rule.kept <= rule.radix
                     or (rule.kept_code.size and (rule.kept_code.min() < 0 or rule.kept_code.max() >= rule.kept))):
                 raise LayoutError("the recall rule's table of recalled rounds does not fit the rule")
+            if rule.pot_kept.shape != (rounds,) or not np.isin(rule.pot_kept, (0, 1)).all():
+                raise LayoutError("the recall rule's pot flags do not fit the rule")
             if (len(rule.code_base) != rounds + 1 or len(rule.code_slot) != int(rule.code_base[-1])
                     or (len(rule.code_slot) and rule.code_slot.max() >= n_slots)):
                 raise LayoutError("the recall rule's key table does not fit the layout")
@@ -483,7 +494,8 @@ def _checked_code_sizes(templates: RoundTemplates, recall: int, older: int, kept
     record, 0 for the record radix); LayoutError (before any key is enumerated) when the table
     would be too big."""
     kept = kept or templates.record_radix
-    sizes = [len(templates.pot_levels[r]) * kept ** min(recall, r) * older ** max(r - recall, 0)
+    # (a round whose key keeps every earlier record has its pot from them: no pot digit)
+    sizes = [(len(templates.pot_levels[r]) if r > recall else 1) * kept ** min(recall, r) * older ** max(r - recall, 0)
              * templates.n_phases(r) for r in range(templates.config.rounds)]
     if sum(sizes) > MAX_RULE_CODES:
         what = f"recall {recall}" + (" with what older rounds keep" if older > 1 else "")
@@ -672,6 +684,7 @@ def key_slot(rule, rnd, phase, pot, records, earliest_record):
     p = pot_index(rule, rnd, pot)
     if p < 0 or digits < 0:
         return -1
+    p *= rule.pot_kept[rnd]
     return rule.code_slot[rule.code_base[rnd] + (p * scale + digits) * rule.n_phases[rnd] + phase]
 
 
