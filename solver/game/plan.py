@@ -161,8 +161,9 @@ class SolvePlan:
             kept = describe_older(self.config.remember_draws, self.config.older_betting, "the draw counts")
             older = f"of earlier rounds only {kept}" if kept else "earlier rounds are forgotten"
             limit = describe_draw_limit(self.config.draw_limit)
-            lines.append(f"history:         strategies remember the pot and the last {self.config.recall} round(s); "
-                         f"{older}" + (f"; {limit}" if limit else ""))
+            kept = (f"the pot and the last {self.config.recall} round(s); {older}"
+                    if self.config.recall < self.config.draws else "the whole public history")
+            lines.append(f"history:         strategies remember {kept}" + (f"; {limit}" if limit else ""))
             nodes = self.counts.decisions_by_round
             lines.append(f"key states:      {self.key_states:,} decisions told apart, against "
                          f"{sum(nodes):,} decision nodes ({sum(nodes) / max(self.key_states, 1):.1f} nodes a key "
