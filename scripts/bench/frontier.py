@@ -171,11 +171,11 @@ def plot(paths, out: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5))
+    games: dict[str, list[dict]] = {}   # one series per game, whatever file its points are in
     for path in paths:
-        rows = list(_done(Path(path)).values())
-        if not rows:
-            continue
-        label = f"{rows[0]['preset']} cap {rows[0]['cap']}"
+        for r in _done(Path(path)).values():
+            games.setdefault(f"{r['preset']} cap {r['cap']}", []).append(r)
+    for label, rows in games.items():
         x = [r["entries"] for r in rows]
         y = [r["certified_mbb"] for r in rows]
         dots = ax.scatter(x, y, label=label, zorder=3)
@@ -190,7 +190,7 @@ def plot(paths, out: Path) -> list[Path]:
     ax.set_xlabel("strategy entries of the abstraction (log)")
     ax.set_ylabel("certified exploitability at convergence (mbb/hand, log)")
     ax.set_title("The abstraction frontier\npoints BUCKETS:RULE (rounds remembered; older rounds' d draws, "
-                 "b bets, l last bettor kept)", fontsize=10)
+                 "b bets, l last bettor kept;\nmN: draw counts told apart up to N)", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
