@@ -285,7 +285,7 @@ def test_plan_triple_draw_fits_only_in_its_abstraction(capsys, tmp_path):
     preset.at_full_resolution().save(path)
     assert main(["plan", "--config", str(path)]) == 0
     assert "does NOT fit" in capsys.readouterr().out
-    # The preset: card buckets and a recall of two rounds, walked streamed.
+    # The preset: card buckets and the whole public history (draw counts up to three), walked streamed.
     plan = plan_solve(preset)
     assert plan.fits and plan.streamed and plan.bytes < full.bytes / 100
     assert main(["plan", "--preset", "triple-draw"]) == 0

@@ -186,9 +186,11 @@ def test_the_setting_is_checked_and_planned():
     assert preset.storage_bits == 16  # the preset keeps 16 bits: 64 buckets in every round fit
     small, big = plan_solve(preset), plan_solve(dataclasses.replace(preset, storage_bits=32))
     assert small.storage_entries == big.storage_entries and isinstance(small.bytes, int)
-    # 4 bytes an entry (and 8 a row) against 12, besides each thread's buffers of a group (5% planned)
+    # 4 bytes an entry (and 8 a row) against 12, besides each thread's buffers of a group: 5% planned
+    # when draw counts split the subtrees 25 ways; the preset's draw_limit 3 tells 16 pairs apart
     assert small.bytes - small.group_buffer_bytes < 0.5 * big.bytes
-    assert small.group_buffer_bytes == int(8 * small.threads * 0.05 * small.storage_entries)
+    assert preset.draw_limit == 3
+    assert small.group_buffer_bytes == int(8 * small.threads * 0.05 * 25 / 16 * small.storage_entries)
     # a rule that forgets the first round's draws at some round does not split the subtrees: planned whole
     forgetful = plan_solve(dataclasses.replace(preset, recall=2, remember_draws=False, storage_bits=16))
     assert forgetful.group_buffer_bytes == 8 * forgetful.threads * forgetful.storage_entries
