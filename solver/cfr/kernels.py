@@ -699,7 +699,9 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     groups of the module header; ``work`` comes from :func:`make_work` and is
     reused across calls. A node with ``record.index[node] = r >= 0`` gets both
     seats' reach vectors in ``record.reach[r]`` and the traverser's value
-    vector in ``record.value[r, traverser]`` (strategy tables use this).
+    vector in ``record.value[r, traverser]`` (strategy tables use this). At the traverser's
+    draws, the counts from ``layout.merge_from`` on are walked once for all when their subtrees
+    share every slot (see ``merge_k`` below; ``StrategyLayout.merge_from``).
 
     Hot loops index whole buffers (``reach[depth, seat, s]``) rather than row
     views: every view costs a reference-count pair (a call each, though an empty one on the
@@ -737,6 +739,17 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     picked, pick_prob = work.picked, work.pick_prob
     # Storage rows are fetched ahead in update walks (``_prefetch_rows``).
     prefetching = updating
+    # The traverser's own draw counts from ``merge_from`` on lead, at the button's draws, to
+    # subtrees with one slot at every node (``StrategyLayout.merge_from``) and one opponent reach:
+    # the first of them is walked for all (his reach and chance reach summed, the opponent's
+    # times their number ``m``, so that the opponent's sums and the chance-weighted regrets add
+    # what the m walks would; its value, m times each one's, divided by m on the way back) and
+    # the others not at all. Not where a walk records nodes or sums a summary (per history), asks
+    # for a best response's action values, or plays locks.
+    merge_from = layout.merge_from
+    merging = (merge_from >= 0 and shared_rows and rec_reach.shape[0] == 0 and record.summary.shape[0] == 0
+               and layout.lock_code.shape[0] == 0 and not (policy == BEST_RESPONSE and regret.shape[0] > 0))
+    merged_temp = work.temp
 
     for r in range(len(roots)):
         for s in range(n_states):
@@ -815,19 +828,40 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                     for s in range(nw):
                         child_val[depth, k, s] = 0.0
                     continue
+                # 1: this draw count's child is walked for the counts merged with it; 2: merged away.
+                merge_k = 0
+                if (merging and is_draw and acting == traverser and k >= merge_from
+                        and kind[first_child[node]] != DRAW):
+                    merge_k = 1 if k == merge_from else 2
+                    if merge_k == 2 and mode != COLLECT:
+                        continue  # its value came with the first merged count's
                 # The acting seat's reach after action k (a trunk walk reads a cut's value, not its reach).
                 needs_reach = not (mode == TRUNK and cut_index[child] >= 0)
                 if not needs_reach:
                     pass
+                elif merge_k == 2:
+                    # (A collecting walk: no reach arrives at the cuts below it.)
+                    for s in range(nw):
+                        reach[depth + 1, 0, s] = 0.0
+                        reach[depth + 1, 1, s] = 0.0
                 elif policy == BEST_RESPONSE and acting == traverser:
                     # The best responder's own reach is not needed (kept finite for records and cuts).
                     for s in range(nw):
                         reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
                 elif is_draw:
                     _draw_reach(reach[depth, acting], strat[depth, k], k, rnd, draws, agg, reach[depth + 1, acting])
+                    if merge_k == 1:
+                        for j in range(k + 1, n_act):
+                            _draw_reach(reach[depth, acting], strat[depth, j], j, rnd, draws, agg, merged_temp)
+                            for s in range(nw):
+                                reach[depth + 1, acting, s] += merged_temp[s]
                 else:
                     for s in range(nw):
                         reach[depth + 1, acting, s] = reach[depth, acting, s] * strat[depth, k, s]
+                if merge_k == 1 and needs_reach:
+                    m = np.float64(n_act - merge_from)
+                    for s in range(nw):
+                        reach[depth + 1, waiting, s] *= m
                 if sampling and k == picked[depth] and needs_reach:
                     scale = 1.0 / pick_prob[depth]
                     for s in range(nw):
@@ -846,6 +880,17 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                     if is_draw and acting == traverser:
                         _draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
                         chance_level[depth + 1] = depth + 1
+                        if merge_k == 1:
+                            for j in range(k + 1, n_act):
+                                _draw_reach(chance_at[chance_level[depth]], ones, j, rnd, draws, agg, merged_temp)
+                                for s in range(nw):
+                                    chance_at[depth + 1, s] += merged_temp[s]
+                            inv = 1.0 / (n_act - merge_from)
+                            for s in range(nw):
+                                chance_at[depth + 1, s] *= inv
+                        elif merge_k == 2:
+                            for s in range(nw):
+                                chance_at[depth + 1, s] = 0.0
                     else:
                         chance_level[depth + 1] = chance_level[depth]
 
@@ -869,6 +914,13 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                         if track_chance:
                             for s in range(n_states):
                                 cut_reach[c, 2, s] = chance_at[chance_level[depth + 1], s] if s < nw else 0.0
+                    elif is_draw and acting == traverser and merge_k == 1:
+                        # The cut's value is that of every count merged with k, times their number.
+                        inv = 1.0 / (n_act - merge_from)
+                        for s in range(n_states):
+                            cut_value[c, s] *= inv
+                        for j in range(k, n_act):
+                            _draw_value(cut_value[c], j, rnd, draws, agg, child_val[depth, j])
                     elif is_draw and acting == traverser:
                         _draw_value(cut_value[c], k, rnd, draws, agg, child_val[depth, k])
                     else:
@@ -976,8 +1028,18 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                         root_value[r, s] = child_val[0, own_slot, s] if s < nw else 0.0
                 elif parent_draws:
                     slot = stack_next[depth] - 1
-                    _draw_value(child_val[depth + 1, own_slot], slot, node_round[stack_node[depth]], draws, agg,
-                                child_val[depth, slot])
+                    up = stack_node[depth]
+                    if merging and slot == merge_from and kind[first_child[up]] != DRAW:
+                        # The merged counts' value (see ``merge_k``), each one's through its own draws.
+                        inv = 1.0 / (n_children[up] - merge_from)
+                        for s in range(n_states):
+                            child_val[depth + 1, own_slot, s] *= inv
+                        for j in range(slot, n_children[up]):
+                            _draw_value(child_val[depth + 1, own_slot], j, node_round[up], draws, agg,
+                                        child_val[depth, j])
+                    else:
+                        _draw_value(child_val[depth + 1, own_slot], slot, node_round[up], draws, agg,
+                                    child_val[depth, slot])
     return 0
 
 
@@ -1122,7 +1184,8 @@ def _cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width):
     tree = TreeArrays(shape.kind, shape.seat, contrib, shape.first_child, shape.n_children, shape.node_round,
                       shape.max_depth, shape.n_actions_max)
     layout = LayoutArrays(entry_offset, trunk_layout.row_width, trunk_layout.row_of, trunk_layout.legal_mask,
-                          trunk_layout.shared_rows, trunk_layout.lock_code, trunk_layout.own_rows)
+                          trunk_layout.shared_rows, trunk_layout.lock_code, trunk_layout.own_rows,
+                          trunk_layout.merge_from)
     return work, tree, layout
 
 
@@ -1135,7 +1198,8 @@ def _walk_cut(c, skip_unreached, traverser, policy, discount, game, tree, layout
     the opponent never reaches is worth 0 and not walked. ``tree`` and ``layout`` come from
     :func:`_cut_walker`."""
     cuts = game.cuts
-    if skip_unreached and not _reached(cuts.reach, c, 1 - traverser):
+    if not _reached(cuts.reach, c, 1 - traverser) and (skip_unreached or not _reached(cuts.reach, c, traverser)):
+        # (Reached by neither seat, as below a merged draw count: a walk would add only zeros.)
         _clear_value(cuts.value, c)
         return
     if game.cut_entries.table.shape[0] > 0:

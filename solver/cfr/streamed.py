@@ -116,6 +116,14 @@ def streamed_arrays(game: StreamedGame, layout: StrategyLayout, model,
                           kernels.no_record(shape.n_nodes, n))
 
 
+def unmerged(arrays: StreamedArrays) -> StreamedArrays:
+    """``arrays`` whose walks take every draw count's subtree, none merged
+    (``StrategyLayout.merge_from``): the tree walk that merged walks are tested and measured
+    against."""
+    tree = arrays.tree
+    return arrays._replace(tree=tree._replace(trunk_layout=tree.trunk_layout._replace(merge_from=-1)))
+
+
 def _trunk_walk(game: StreamedTree, draws: DrawTables, deal_prob: np.ndarray):
     """Buffers of a walk of the trunk: work buffers, and its ``roots``, ``root_reach`` and
     ``root_value`` (:func:`kernels.trunk_root`)."""

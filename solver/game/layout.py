@@ -60,7 +60,10 @@ from .tree import PublicTree
 # each state has a row position of its own (``own_rows``: no class shares one, so the kernels
 # skip the expansion through ``row_of``; states beyond a round's width are a bucket game's padding).
 # ``lock_code``: per storage entry, node locks (``solver.cfr.locks.Locks.codes``; empty: none).
-LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows lock_code own_rows")
+# ``merge_from``: the first of the button's draw counts whose subtrees share every slot under the
+# layout's recall rule (-1: none; :attr:`StrategyLayout.merge_from`), walked once (``kernels.traverse``).
+LayoutArrays = namedtuple("LayoutArrays", "entry_offset row_width row_of legal_mask shared_rows lock_code own_rows "
+                                          "merge_from")
 NO_LOCKS = np.zeros(0, np.float32)
 # What the kernels read of a layout by recall (see RecallRule): the rule's numbers and tables.
 RuleArrays = namedtuple("RuleArrays", "recall radix n_phases code_base pot_levels n_pots code_slot slot_offset older "
@@ -149,7 +152,7 @@ class RecallRule:
 def no_layout(rounds: int, n_states: int) -> LayoutArrays:
     """Layout arrays of the right types for a player without a strategy (a baseline)."""
     return LayoutArrays(np.zeros(1, np.int64), np.ones(rounds, np.int64), np.zeros((rounds, n_states), np.int64),
-                        np.zeros((rounds, 1, 1)), False, NO_LOCKS, False)
+                        np.zeros((rounds, 1, 1)), False, NO_LOCKS, False, -1)
 
 
 def no_rule(rounds: int) -> "RuleArrays":
@@ -381,7 +384,34 @@ class StrategyLayout:
 
     def kernel_arrays(self) -> LayoutArrays:
         return LayoutArrays(self.entry_offset, self.row_width, self.row_of, self.legal_mask,
-                            self.bucketed or self.shares_slots, NO_LOCKS, self.own_rows)
+                            self.bucketed or self.shares_slots, NO_LOCKS, self.own_rows, self.merge_from)
+
+    @cached_property
+    def merge_from(self) -> int:
+        """The first of the button's draw counts from which, at every draw of his, the subtrees
+        below share every slot under this layout's recall rule (-1: no two do).
+
+        The button draws second: what follows his draw is the next round, whose keys hold his
+        count only through the records the rule keeps (``kept_code``, ``older_code``), which a
+        ``draw_limit`` caps (recall 0 keeping nothing caps them all: from 0). Histories that
+        differ only in a count of his at or above it have one key at every later node, so in a
+        walk where he is the traverser they reach each node with the same opponent reach
+        (the opponent's keys, and so his strategy, are the same along them): one walk of the
+        merged subtree gives them all their values (``kernels.traverse``). The big blind's
+        count is never merged: the button's draw that follows it is keyed by it (its phase)."""
+        rule = self.rule
+        if rule is None or not (self.bucketed or self.shares_slots):
+            return -1
+        h1 = self.hand_size + 1
+        first = 0
+        tables = ([rule.kept_code] if rule.recall > 0 else []) + ([rule.older_code] if rule.older > 1 else [])
+        for table in tables:
+            if table.shape[1] % h1:
+                return -1
+            codes = np.asarray(table).reshape(table.shape[0], -1, h1)   # last axis: the button's count
+            while first < h1 - 1 and not (codes[..., first:] == codes[..., -1:]).all():
+                first += 1
+        return first if first <= h1 - 2 else -1
 
     def describe(self) -> str:
         widths = "/".join(str(int(w)) for w in self.row_width)
