@@ -181,7 +181,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     check_stopping_rules(iterations, target, limit)
     ray = RaySetup(args.ray, args.actors, args.actor_cpus) if args.ray is not None else None
-    setup = GameSetup(config)  # its plan, made once: the checks and the solve read it
+    # its plan, made once: the checks and the solve read it
+    setup = GameSetup(config, streamed=True if args.streamed else None)
     check_solvable(setup, locks, ray)
     _check_run_directory(out, args.resume, args.force)
     # Numba's compilations (a first run's) said on one line that ends before anything else is
@@ -764,6 +765,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lock", metavar="FILE", help="a lock file (TOML) or a shipped lock's name (never-snows, "
                    "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
                    "(README, 'Node locking'); a resume keeps the run's")
+    p.add_argument("--streamed", action="store_true",
+                   help="solve in the abstract game over a streamed tree even where the built tree would fit (a "
+                   "config with card buckets in every round and a recall rule; games too big to build always "
+                   "are); with --ray, actors own whole groups of subtrees; give it again to --resume")
     p.add_argument("--ray", metavar="ADDRESS", help="run the subtrees in Ray actors: a cluster's address "
                    "(host:port, or auto), or local to start a runtime on this machine (pip install -e '.[ray]'); "
                    "the result is the one-process result bit for bit")

@@ -26,14 +26,16 @@ from solver.cfr.locks import LockError
 from solver.cfr.protocol import PROTOCOL_ATTRIBUTES, PROTOCOL_METHODS, SolverEngine
 from solver.cfr.quantized import QuantizedEngine
 from solver.cfr.sampled import SampledEngine
+from solver.cfr.streamed_ray import StreamedRayEngine
 from solver.game.config import GameConfig, load_preset
 
-ENGINES = (Engine, RayEngine, AbstractEngine, QuantizedEngine, SampledEngine)
+ENGINES = (Engine, RayEngine, AbstractEngine, QuantizedEngine, SampledEngine, StreamedRayEngine)
 SOLVE = Path(__file__).resolve().parent.parent / "solver" / "cfr" / "solve.py"
 STREAMED = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
 SAMPLED = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
 
-# Small engines of every kind that runs in one process (RayEngine: tests/test_ray.py, which needs Ray).
+# Small engines of every kind that runs in one process (RayEngine and StreamedRayEngine:
+# tests/test_ray.py, which needs Ray).
 MAKERS = {
     "built, pruned": lambda: Engine(load_preset("tiny-double-draw")),
     "built, dcfr": lambda: Engine(load_preset("tiny-double-draw"), "dcfr"),

@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - the default install has no Ray
     pytest.skip("Ray is not installed (pip install -e '.[ray]')", allow_module_level=True)
 
 from solver.cfr.distributed import RayEngine, RayError, Shard, describe, piece_digests
+from solver.cfr.streamed_ray import StreamedRayEngine
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,12 @@ def cluster():
 
 def _tiny_triple():
     return dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0))
+
+
+def _tiny_recall():
+    """Tiny triple draw at cap 2 in an abstract game over a streamed tree: buckets, the whole
+    history with a draw limit (the preset's kind of rule; its subtrees share slots in 12 groups)."""
+    return dataclasses.replace(_tiny_triple(), cap=2, buckets=(3, 4, 3, 2), recall=3, draw_limit=1)
 
 
 @pytest.mark.parametrize("actors", [1, 2, 3])
@@ -166,10 +173,77 @@ def test_what_ray_refuses(cluster, capsys):
 
     with pytest.raises(RayError, match="share slots"):
         RayEngine(dataclasses.replace(load_preset("tiny-double-draw"), recall=0), address=cluster, actors=2)
-    with pytest.raises(RayError, match="streamed tree does not run on Ray"):
-        solve(_tiny_triple(), iterations=1, streamed=True, ray=RaySetup(cluster, 2, 0.5))
+    with pytest.raises(RayError, match="16-bit storage does not run on Ray yet"):
+        solve(dataclasses.replace(_tiny_recall(), storage_bits=16), iterations=1, streamed=True,
+              ray=RaySetup(cluster, 2, 0.5))
+    with pytest.raises(RayError, match="at most that many actors"):
+        StreamedRayEngine(dataclasses.replace(_tiny_recall(), recall=2), address=cluster, actors=4)
     with pytest.raises(RayError, match="without draws"):
         RayEngine(load_preset("tiny-no-draw"), address=cluster, actors=2)
     assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "2", "--ray", cluster,
                  "--actors", "0"]) == 2
     assert "--actors must be an integer of at least 1, got 0" in capsys.readouterr().err
+
+
+# -- streamed actors (solver/cfr/streamed_ray.py) ----------------------------------------------
+@pytest.mark.parametrize("actors", [2, 4])
+def test_streamed_actors_compute_the_one_process_bits(cluster, actors):
+    """A recall layout with buckets over a streamed tree, its cut groups in 2 or 4 actors: after
+    20 iterations the regrets and strategy sums are the one-process engine's bit for bit, and so
+    are the abstract check and the certificate at full resolution (each actor walks its cuts in
+    the real game)."""
+    from solver.cfr.abstract import AbstractEngine
+    from solver.game.setup import GameSetup
+
+    config = _tiny_recall()
+    one = AbstractEngine(GameSetup(config, streamed=True))
+    one.run_iterations(20)
+    engine = StreamedRayEngine(GameSetup(config, streamed=True), address=cluster, actors=actors, actor_cpus=0.5)
+    try:
+        engine.run_iterations(20)
+        assert np.array_equal(engine.regret, one.regret) and np.array_equal(engine.strat_sum, one.strat_sum)
+        assert engine.exploitability() == one.exploitability()
+        assert engine.progress_exploitability() == one.progress_exploitability()
+        owned = np.concatenate(engine.blocks)
+        assert len(engine.blocks) == actors and np.array_equal(np.sort(owned), np.arange(len(engine.cut_group)))
+        for block in engine.blocks:   # whole groups: no group is split between actors
+            assert not set(engine.cut_group[block]) & set(np.delete(engine.cut_group, block))
+        assert sum(int(base[-1]) for _, base in engine._owned) + len(engine._regret) == one.layout.n_entries
+        assert "4 streamed actor(s)" in describe(engine) or actors == 2
+    finally:
+        engine.shutdown()
+
+
+def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, monkeypatch):
+    """``solve`` of the streamed game on Ray: 8 iterations on two actors resumed to 16 on three
+    write the one-process strategy file byte for byte; an actor killed at iteration 13 (a
+    checkpoint at every check) is replaced from the checkpoint with the same result."""
+    import solver.cfr.solve as solve_module
+
+    config = _tiny_recall()
+    solve(config, iterations=16, out_dir=tmp_path / "one", streamed=True)
+    first = solve(config, iterations=8, out_dir=tmp_path / "ray", streamed=True, ray=RaySetup(cluster, 2, 0.5))
+    first.engine.shutdown()
+    result = solve(config, iterations=16, out_dir=tmp_path / "ray", resume=True, streamed=True,
+                   ray=RaySetup(cluster, 3, 0.5))
+    result.engine.shutdown()
+    expected = (tmp_path / "one" / "strategy.npz").read_bytes()
+    assert (tmp_path / "ray" / "strategy.npz").read_bytes() == expected
+
+    monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)
+    killed = []
+    original = StreamedRayEngine.run_iterations
+
+    def run_and_kill(self, n):
+        if self.iteration == 13 and not killed:
+            killed.append(True)
+            ray.kill(self.actors[1])
+        original(self, n)
+
+    monkeypatch.setattr(StreamedRayEngine, "run_iterations", run_and_kill)
+    lines = []
+    result = solve(config, iterations=16, out_dir=tmp_path / "lost", streamed=True, ray=RaySetup(cluster, 2, 0.5),
+                   progress=lines.append)
+    result.engine.shutdown()
+    assert killed and any("actor was lost during iteration 14" in line for line in lines)
+    assert (tmp_path / "lost" / "strategy.npz").read_bytes() == expected

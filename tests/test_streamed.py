@@ -733,3 +733,34 @@ def test_settling_a_seat_is_its_discount_then_its_delta(floor):
     assert np.array_equal(regret[seat_of == 0], before[seat_of == 0])
     assert not delta.any()
     assert (regret[seat_of == 1] != before[seat_of == 1]).all()
+
+
+@pytest.fixture(scope="module")
+def tree_less_limited(tmp_path_factory):
+    """The tiny triple draw of ``tree_less`` with a draw limit: the button's draws of one and two
+    cards share their subtrees' slots, so update walks merge them (``StrategyLayout.merge_from``)."""
+    from solver.cfr.solve import solve
+    from solver.tables.strategy import load_strategy
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True, draw_limit=1)
+    run = tmp_path_factory.mktemp("tree-less-limited") / "run"
+    solve(config, iterations=30, out_dir=run, streamed=True)
+    saved = load_strategy(run)
+    assert saved.layout.merge_from == 1
+    built = load_strategy(run)
+    built.tree = build_tree(config)
+    built.layout = built.layout.materialize(built.tree)
+    return saved, built
+
+
+@pytest.mark.parametrize("history", ["ck/12/", "ck/22/", "ck/02/b", "ck/22/kk/12/", "ck/12/kk/22/bc/1"])
+def test_one_history_below_a_merged_draw_count(tree_less_limited, history):
+    """Reach and values at histories below the button's draws of one and two cards (merged in
+    the solve's walks): each history's own, as the built tree's walks give them."""
+    saved, built = tree_less_limited
+    ours, theirs = saved.history_stats(history), built.history_stats(history)
+    reach = np.asarray(ours.reach)
+    assert reach.reshape(-1, reach.shape[-1]).sum(axis=1).min() > 0   # every seat reaches it
+    np.testing.assert_allclose(ours.reach, theirs.reach, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ours.value, theirs.value, rtol=1e-9, atol=1e-12)

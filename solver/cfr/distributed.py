@@ -204,7 +204,8 @@ class RayEngine(Engine):
         walker = self.walker
         if self.layout.shares_slots:
             raise RayError(f"{self.config.describe()}: its public nodes share slots (imperfect recall), so subtrees "
-                           "cannot own their storage; solve it in one process")
+                           "cannot own their storage; solve it with --streamed (streamed actors own whole groups of "
+                           "them) or in one process")
         self.blocks = split_cuts(walker, actors)
         self.trunk = trunk_shard(walker)
         self._trunk_layout = walker.layout_arrays._replace(entry_offset=self.trunk.entry_offset(self.tree.n_nodes))
@@ -363,16 +364,26 @@ class RayEngine(Engine):
 
     def shutdown(self) -> None:
         """Kill the actors (their shards are lost: gather or checkpoint first)."""
-        for actor in self.actors:
-            try:
-                self._ray.kill(actor)
-            except Exception:  # already dead
-                pass
+        kill_actors(self._ray, self.actors)
         self.actors = []
 
 
-def describe(engine: RayEngine) -> str:
-    """One line: how the storage is split."""
+def kill_actors(ray, actors) -> None:
+    """Kill each of ``actors`` (one already dead is skipped)."""
+    for actor in actors:
+        try:
+            ray.kill(actor)
+        except Exception:  # already dead
+            pass
+
+
+def describe(engine) -> str:
+    """One line: how the storage is split (a built tree's :class:`RayEngine`, or a streamed game's
+    :class:`solver.cfr.streamed_ray.StreamedRayEngine`)."""
+    if not isinstance(engine, RayEngine):
+        from .streamed_ray import describe as describe_streamed
+
+        return describe_streamed(engine)
     per = ", ".join(format_bytes(8 * shard.n_entries) for shard in engine.shards)
     return (f"Ray: {len(engine.actors)} actor(s) own {len(engine.walker.table_cuts.nodes)} subtrees ({per} of "
             f"regrets and sums); the driver keeps the trunk ({format_bytes(8 * engine.trunk.n_entries)})")

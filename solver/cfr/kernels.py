@@ -918,9 +918,9 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                         # The cut's value is that of every count merged with k, times their number.
                         inv = 1.0 / (n_act - merge_from)
                         for s in range(n_states):
-                            cut_value[c, s] *= inv
+                            merged_temp[s] = cut_value[c, s] * inv
                         for j in range(k, n_act):
-                            _draw_value(cut_value[c], j, rnd, draws, agg, child_val[depth, j])
+                            _draw_value(merged_temp, j, rnd, draws, agg, child_val[depth, j])
                     elif is_draw and acting == traverser:
                         _draw_value(cut_value[c], k, rnd, draws, agg, child_val[depth, k])
                     else:

@@ -3,7 +3,8 @@
 The engines: :class:`solver.cfr.engine.Engine` (CFR over a built tree, full resolution or card
 buckets), :class:`solver.cfr.distributed.RayEngine` (the same, its subtrees in Ray actors),
 :class:`solver.cfr.abstract.AbstractEngine` (CFR in the abstract game over a streamed tree,
-certified at full resolution) and :class:`solver.cfr.sampled.SampledEngine` (sampled CFR over a
+certified at full resolution), :class:`solver.cfr.streamed_ray.StreamedRayEngine` (the same,
+its cut groups in Ray actors) and :class:`solver.cfr.sampled.SampledEngine` (sampled CFR over a
 streamed tree). :func:`solver.cfr.solve.solve` iterates, measures, checkpoints and writes the
 strategy of any of them through this interface alone, never asking which one it has
 (``solver.cfr.solve.make_engine`` is the one place that picks). An engine whose storage lives

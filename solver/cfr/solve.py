@@ -132,6 +132,10 @@ def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM
     built = check_solvable(setup, locks, ray, streamed)
     setup = setup.decided(streamed=not built, row_of=row_of)
     if not built:
+        if ray is not None:
+            from .streamed_ray import StreamedRayEngine
+
+            return StreamedRayEngine(setup, algorithm, ray.address, ray.actors, actor_cpus=ray.actor_cpus)
         if setup.config.storage_bits == 16:
             from .quantized import QuantizedEngine
 
@@ -166,9 +170,14 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
             import_ray()
         return True
     if ray is not None:
-        from .distributed import RayError
+        from .distributed import RayError, import_ray
 
-        raise RayError(f"{config.describe()}: a game solved over a streamed tree does not run on Ray yet")
+        if config.storage_bits != 32:
+            raise RayError(f"{config.describe()}: 16-bit storage does not run on Ray yet (drop storage_bits, or "
+                           "solve it in one process)")
+        if locks is not None:
+            raise RayError("node locking does not run on Ray yet: solve locked games in one process")
+        import_ray()
     if locks is not None:
         raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "
                         "resolution; this one is solved in its abstract game over a streamed tree")

@@ -319,7 +319,8 @@ class StreamedWalker:
             return
         shape = self.game.shape
         deal = self.model.deal_prob
-        tree, draws = self.arrays.tree, self.arrays.draws
+        # (Every draw count walked: the reach collected at each cut is read as that history's own.)
+        tree, draws = unmerged(self.arrays).tree, self.arrays.draws
         work = kernels.make_work(*kernels.walk_sizes(tree, draws)[:2], n, len(draws.set_size),
                                  int(tree.trunk_layout.row_width.max()))
         roots, root_reach, out = kernels.trunk_root(deal)

@@ -268,7 +268,10 @@ class Walker:
         self.n_states = model.n_values
         self.tree_arrays = tree_arrays(tree)
         self.draws = draw_tables(model, tree.config.rounds)
-        self.layout_arrays = layout.kernel_arrays()
+        # Built trees walk every draw count (no ``merge_from``): a built engine's shared-slot
+        # updates are made in place, each walk reading what the one before it wrote, so merging
+        # would change that sequence (and its cut chunks would still walk the merged-away ones).
+        self.layout_arrays = layout.kernel_arrays()._replace(merge_from=-1)
         # Independent subtrees for parallel walks and for strategy tables, cut at the start of the
         # second betting round. Walks cut higher when that still leaves enough subtrees to balance
         # the threads: at the big blind's first draws, or at the button's. The trunk is walked

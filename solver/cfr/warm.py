@@ -94,8 +94,9 @@ def warm_start(engine, run: str | Path) -> WarmStart:
     from .abstract import AbstractEngine
     from .distributed import RayEngine
     from .engine import Engine
+    from .streamed_ray import StreamedRayEngine
 
-    if (not isinstance(engine, (Engine, AbstractEngine)) or isinstance(engine, RayEngine)
+    if (not isinstance(engine, (Engine, AbstractEngine)) or isinstance(engine, (RayEngine, StreamedRayEngine))
             or getattr(engine, "storage_bits", 32) != 32 or engine.locks is not None):
         raise ValueError("a warm start begins a one-process solve with float32 storage and no locks")
     config = engine.config

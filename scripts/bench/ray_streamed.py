@@ -1,0 +1,62 @@
+"""Streamed actors against one process (``solver.cfr.streamed_ray``): the triple-draw preset's
+rule at cap 2 in float32 (or ``--buckets``), a few iterations each way, in one run: seconds per
+iteration after ``--before`` untimed ones, and peak resident memory of the one process and of each
+actor (a local Ray runtime on this machine).
+
+    python scripts/bench/ray_streamed.py [--cap 2] [--buckets 64 64 48 40] [--actors 2]
+        [--iterations 4] [--before 2]
+
+Prints one JSON line per side. Run each side in a process of its own (``--side one`` or
+``--side ray``) so that peaks are not shared; without ``--side`` both run, one after the other,
+each in a child process.
+"""
+import argparse
+import dataclasses
+import json
+import resource
+import subprocess
+import sys
+import time
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--cap", type=int, default=2)
+parser.add_argument("--buckets", type=int, nargs=4, default=[64, 64, 48, 40])
+parser.add_argument("--actors", type=int, default=2)
+parser.add_argument("--iterations", type=int, default=4)
+parser.add_argument("--before", type=int, default=2)
+parser.add_argument("--side", choices=["one", "ray"])
+args = parser.parse_args()
+
+if args.side is None:
+    for side in ("one", "ray"):
+        subprocess.run([sys.executable, __file__, "--side", side, "--cap", str(args.cap), "--buckets",
+                        *map(str, args.buckets), "--actors", str(args.actors), "--iterations", str(args.iterations),
+                        "--before", str(args.before)], check=True)
+    sys.exit(0)
+
+from solver.cfr.abstract import AbstractEngine  # noqa: E402
+from solver.game.config import load_preset  # noqa: E402
+from solver.game.setup import GameSetup  # noqa: E402
+
+config = dataclasses.replace(load_preset("triple-draw"), cap=args.cap, buckets=tuple(args.buckets), storage_bits=32)
+setup = GameSetup(config, streamed=True)
+t0 = time.perf_counter()
+if args.side == "one":
+    engine = AbstractEngine(setup)
+else:
+    from solver.cfr.streamed_ray import StreamedRayEngine
+
+    engine = StreamedRayEngine(setup, actors=args.actors)
+start = time.perf_counter() - t0
+engine.run_iterations(args.before)
+t0 = time.perf_counter()
+engine.run_iterations(args.iterations)
+per = (time.perf_counter() - t0) / args.iterations
+out = {"side": args.side, "entries": int(setup.abstract_layout.n_entries), "start_s": round(start, 1),
+       "seconds_per_iteration": round(per, 3),
+       "peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+if args.side == "ray":
+    out["actor_peak_bytes"] = engine.actor_memory()
+    out["actors"] = args.actors
+    engine.shutdown()
+print(json.dumps(out), flush=True)

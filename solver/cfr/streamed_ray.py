@@ -1,0 +1,342 @@
+"""Streamed actors on Ray: an abstract solve over a streamed tree, its subtrees in actors.
+
+A streamed game (:mod:`solver.cfr.streamed`) is a built trunk and one shape that every cut
+(second-round start) fills with its pot, record and storage entries. Under a recall rule the
+cuts' subtrees share slots; the cuts that share any slot, directly or through others, form a
+*group* (:func:`kernels.cut_groups`), and no two groups share one. So a group is the unit of
+ownership: each :class:`GroupsActor` owns whole groups, builds the trunk and the shape (not
+the tree), finds the entries of its own cuts only, and keeps the regrets and strategy sums of
+its groups' slots in its own numbering (its slots in increasing order, each slot's entries
+together). The driver keeps the first round's slots (the trunk's, which no subtree shares),
+walks the trunk, and sends each actor the reach at its cuts; the actor walks them, settles its
+slots' regrets (:func:`kernels.settle_seat`) and sends their values back.
+
+Merged draw counts (``StrategyLayout.merge_from``) cross cut boundaries in the trunk: below a
+merged draw count of the button's first draw, the driver's collecting walk leaves no reach at
+the cut, whose owner skips it, and the cut of the first merged count, which its owner walks,
+carries them all (the trunk's walk reads its value for each). Owners need not be the same.
+
+Every entry receives the same operations in the same order as in one process
+(:class:`solver.cfr.abstract.AbstractEngine`: a group's walk adds to it in cut order, whatever
+thread or process walks the group), so the storage is the one-process storage bit for bit.
+Float32 storage; 16-bit storage and locks are refused.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..game.config import GameConfig
+from ..game.plan import format_bytes
+from ..game.setup import GameSetup
+from . import kernels
+from .abstract import AbstractEngine
+from .distributed import ActorLost, RayError, connect, kill_actors
+from .engine import DEFAULT_ALGORITHM
+from .streamed import _trunk_walk, balance_groups, cut_entries, streamed_arrays
+from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
+
+
+def owned_groups(cut_group: np.ndarray, actors: int) -> list[np.ndarray]:
+    """The cuts of each of ``actors`` actors: whole groups, dealt largest first to the actor with
+    the fewest cuts so far (each actor's cuts in increasing order)."""
+    groups: dict[int, list[int]] = {}
+    for c, g in enumerate(cut_group.tolist()):
+        groups.setdefault(g, []).append(c)
+    members = list(groups.values())
+    if len(members) < actors:
+        raise RayError(f"the game's subtrees form {len(members)} group(s) of shared slots: at most that many actors")
+    return [np.array(sorted(c for g in part for c in members[g]), np.int64)
+            for part in balance_groups(members, actors)]
+
+
+class OwnCuts:
+    """A streamed game's trunk and shape with some of its cuts only, numbered ``0..k-1`` in the
+    order given: what an actor walks (its cut arrays and entry table hold its own cuts, not every
+    cut's)."""
+
+    def __init__(self, game, cut_ids: np.ndarray):
+        self.templates, self.config, self.trunk, self.shape = game.templates, game.config, game.trunk, game.shape
+        self.cut_nodes = game.cut_nodes[cut_ids]
+        self.cut_pot = game.cut_pot[cut_ids]
+        self.cut_record = game.cut_record[cut_ids]
+
+
+class GroupsActor:
+    """Whole cut groups of a streamed abstract solve: their regrets and strategy sums, and the
+    walks below their cuts (wrapped by ``ray.remote`` in :class:`StreamedRayEngine`)."""
+
+    def __init__(self, config: GameConfig, row_of: np.ndarray | None, cut_ids: np.ndarray, threads: int = 0):
+        if threads > 0:
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        setup = GameSetup(config, row_of, streamed=True)
+        layout = setup.abstract_layout
+        self.cut_ids = np.asarray(cut_ids, np.int64)   # (increasing: the one-process order)
+        game = OwnCuts(setup.game, self.cut_ids)        # its cuts numbered 0..k-1
+        entries = cut_entries(game, layout)
+        table = entries.table
+        known = table >= 0
+        offsets = layout.slot_offset
+        slot = np.searchsorted(offsets, table[known], side="right") - 1
+        self.slots, inverse = np.unique(slot, return_inverse=True)
+        sizes = offsets[self.slots + 1] - offsets[self.slots]
+        self.slot_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        table[known] = self.slot_offset[:-1][inverse.ravel()]   # local first entries, in place
+        self.slot_seat = layout.slot_seat[self.slots].astype(np.int64)
+        self.abstract = streamed_arrays(game, layout, setup.bucket_game, entries)
+        self.certify = streamed_arrays(game, setup.layout, setup.model, entries)
+        n = int(self.slot_offset[-1])
+        self.regret = np.zeros(n, np.float32)
+        self.strat_sum = np.zeros(n, np.float32)
+        self.delta = np.zeros(n, np.float32)
+        members: dict[int, list[int]] = {}
+        for c, g in enumerate(kernels.cut_groups(self.abstract.tree, layout.n_slots).tolist()):
+            members.setdefault(g, []).append(c)
+        groups = list(members.values())
+        self.chunks = [np.array(sorted(c for g in part for c in groups[g]), np.int64)
+                       for part in balance_groups(groups, numba.get_num_threads()) if part]
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray]:
+        """Its slots (layout numbering) and their first local entries (the last: the total)."""
+        return self.slots, self.slot_offset
+
+    def _walk(self, arrays, traverser, policy, discount, reach, play, regret, strat_sum, skip):
+        tree = arrays.tree
+        tree.cuts.reach[...] = reach
+        in_threads(len(self.chunks), lambda k: kernels.walk_cut_chunk(
+            self.chunks[k], skip, traverser, policy, discount, tree, arrays.draws, read_only(play), regret, strat_sum,
+            arrays.shape_record, np.uint64(0)))
+        return tree.cuts.value.copy()
+
+    def update(self, traverser: int, policy: int, sum_weight: float, reach: np.ndarray, settle: tuple) -> np.ndarray:
+        """One seat's update walk below its cuts from ``reach`` (cuts, 3, states), then its slots'
+        regrets settled (``settle``: pos_scale, neg_scale, floor); the cuts' values."""
+        values = self._walk(self.abstract, traverser, policy, kernels.make_discount(sum_weight=sum_weight), reach,
+                            self.regret, self.delta, self.strat_sum, policy != kernels.UPDATE)
+        kernels.settle_seat(self.regret, self.delta, self.slot_offset, self.slot_seat, traverser, *settle)
+        return values
+
+    def check(self, traverser: int, policy: int, certify: bool, reach: np.ndarray) -> np.ndarray:
+        """A best-response or evaluate walk below its cuts against its average strategy, in the
+        abstract game or (``certify``) the real one at full resolution; the cuts' values."""
+        return self._walk(self.certify if certify else self.abstract, traverser, policy, kernels.NO_UPDATE, reach,
+                          self.strat_sum, NO_STORAGE, NO_STORAGE, True)
+
+    def discount(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
+        kernels.discount_seat(self.regret if which == "regret" else self.strat_sum, self.slot_offset, self.slot_seat,
+                              seat, pos_scale, neg_scale, floor)
+
+    def get(self, which: int) -> np.ndarray:
+        """Its regrets (0) or strategy sums (1)."""
+        return (self.regret, self.strat_sum)[which]
+
+    def set(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        self.regret = np.array(regret, np.float32)
+        self.strat_sum = np.array(strat_sum, np.float32)
+
+    def memory(self) -> int:
+        """This process's peak resident memory in bytes (Linux)."""
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.ndarray, most: int = 1 << 24):
+    """An actor's local entries in pieces of whole slots, about ``most`` entries each:
+    ``(lo, hi, index)``, local entries ``lo..hi-1`` and the layout entry of each (so the driver
+    never holds an index of every entry at once)."""
+    sizes = np.diff(slot_offset)
+    first = 0
+    while first < len(slots):
+        last = max(int(np.searchsorted(slot_offset, slot_offset[first] + most, side="right")) - 1, first + 1)
+        last = min(last, len(slots))
+        lo, hi = int(slot_offset[first]), int(slot_offset[last])
+        index = np.repeat(layout_offsets[slots[first:last]] - slot_offset[first:last], sizes[first:last]) \
+            + np.arange(lo, hi)
+        yield lo, hi, index
+        first = last
+
+
+class StreamedRayEngine(AbstractEngine):
+    """:class:`AbstractEngine` whose cut groups live in Ray actors (see the module docstring): the
+    same iterations, checks and files, bit for bit. ``regret`` and ``strat_sum`` read as whole
+    arrays gather every actor's (for checkpoints and strategy files)."""
+
+    def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
+                 actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0):
+        if actors < 1:
+            raise RayError(f"--actors must be at least 1, got {actors}")
+        self._ray = connect(address, actors)
+        self._n_actors, self._actor_cpus = actors, actor_cpus
+        self.actors: list = []
+        AbstractEngine.__init__(self, config, algorithm, check_memory=False, row_of=row_of)
+
+    # -- setting up ---------------------------------------------------------
+    def _prepare(self) -> None:
+        # The driver walks the trunk only: no cut entries here (each actor finds its own).
+        self.arrays = streamed_arrays(self.game, self.game_layout, self.bucket_game)
+        self.cut_group = kernels.cut_groups(self.arrays.tree, self.game_layout.n_slots)
+        self.blocks = owned_groups(self.cut_group, self._n_actors)
+        self.certify_arrays = streamed_arrays(self.game, self.layout, self.model)
+        layout = self.game_layout
+        trunk_slots = np.nonzero(layout.slot_round == 0)[0]
+        if len(trunk_slots) and trunk_slots[-1] != len(trunk_slots) - 1:
+            raise AssertionError("the first round's slots come first in a layout by recall")
+        self._trunk_offset = layout.slot_offset[:len(trunk_slots) + 1].astype(np.int64)
+        self._trunk_seat = layout.slot_seat[:len(trunk_slots)].astype(np.int64)
+
+    def _allocate(self) -> None:
+        self.restart()
+
+    def restart(self) -> None:
+        """Kill any actors and start new ones, every storage zero (then :meth:`load_storage` or
+        :meth:`restore` gives them a checkpoint's)."""
+        self.shutdown()
+        remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0)(GroupsActor)
+        threads = max(1, int(self._actor_cpus))
+        self.actors = [remote.remote(self.config, self.setup.row_of, block, threads) for block in self.blocks]
+        n = int(self._trunk_offset[-1])
+        self._regret, self._strat_sum, self._delta = (np.zeros(n, np.float32) for _ in range(3))
+        self._owned = self._get(a.entries.remote() for a in self.actors)   # per actor: (slots, local offsets)
+
+    def shutdown(self) -> None:
+        """Kill the actors (their storage is lost: gather or checkpoint first)."""
+        kill_actors(self._ray, self.actors)
+        self.actors = []
+
+    def _get(self, futures):
+        """The results of actor calls. An actor that died is :class:`ActorLost` (the solve replaces
+        it from the last checkpoint); one whose call raised is a RayError with its last line (run
+        again it would fail again)."""
+        exceptions = self._ray.exceptions
+        try:
+            return self._ray.get(list(futures))
+        except exceptions.RayActorError as error:
+            raise ActorLost(f"a Ray actor was lost during iteration {self.iteration + 1} "
+                            f"({type(error).__name__})") from None
+        except exceptions.RayTaskError as error:
+            raise RayError(f"a Ray actor failed: {str(error).strip().splitlines()[-1]}") from None
+
+    # -- the storage, whole -------------------------------------------------
+    def _gather(self, which: int) -> np.ndarray:
+        whole = np.zeros(self.game_layout.n_entries, np.float32)
+        whole[:len(self._regret)] = (self._regret, self._strat_sum)[which]
+        offsets = self.game_layout.slot_offset
+        for (slots, base), actor in zip(self._owned, self.actors):   # one actor's part at a time
+            part = self._get([actor.get.remote(which)])[0]
+            for lo, hi, index in local_pieces(slots, base, offsets):
+                whole[index] = part[lo:hi]
+        return whole
+
+    @property
+    def regret(self) -> np.ndarray:
+        return self._gather(0)
+
+    @property
+    def strat_sum(self) -> np.ndarray:
+        return self._gather(1)
+
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        n = len(self._regret)
+        self._regret, self._strat_sum = np.array(regret[:n], np.float32), np.array(strat_sum[:n], np.float32)
+        offsets = self.game_layout.slot_offset
+        parts = []
+        for slots, base in self._owned:
+            mine = (np.empty(int(base[-1]), np.float32), np.empty(int(base[-1]), np.float32))
+            for lo, hi, index in local_pieces(slots, base, offsets):
+                mine[0][lo:hi], mine[1][lo:hi] = regret[index], strat_sum[index]
+            parts.append(mine)
+        self._get(a.set.remote(*part) for a, part in zip(self.actors, parts))
+
+    def reset_storage(self) -> None:
+        self.restart()
+        self.iteration = 0
+
+    def average_probability_chunks(self, max_entries: int = 1 << 24):
+        sums = self.strat_sum
+        for lo, hi in self.layout.slot_chunks(max_entries):
+            yield normalised_slots(self.layout, sums, lo, hi)
+
+    # -- iterations -----------------------------------------------------------
+    def _discount(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
+        kernels.discount_seat(self._regret if which == "regret" else self._strat_sum, self._trunk_offset,
+                              self._trunk_seat, seat, pos_scale, neg_scale, floor)
+        self._get(a.discount.remote(which, seat, pos_scale, neg_scale, floor) for a in self.actors)
+
+    def run_iterations(self, n: int) -> None:
+        """``n`` iterations as :meth:`AbstractEngine.run_iterations` does them, below the cuts in
+        the actors."""
+        for _ in range(n):
+            t = self.iteration + 1
+            discount = self.schedule.discount(t)
+            if self.pruned:
+                for seat in (0, 1):
+                    self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
+            policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
+            for seat in (0, 1):
+                if not self.pruned:
+                    self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
+                settle = (float(discount.pos_scale), float(discount.neg_scale), bool(discount.floor > 0.0))
+                self._update(seat, policy, float(discount.sum_weight), settle)
+                if discount.floor > 0.0:
+                    self._discount("regret", seat, 1.0, 1.0, True)
+            self.iteration = t
+
+    def _update(self, seat: int, policy: int, sum_weight: float, settle: tuple) -> None:
+        """One seat's update walk (as :func:`solver.cfr.streamed.update_streamed`)."""
+        game, draws = self.arrays.tree, self.arrays.draws
+        work, roots, root_reach, root_value = _trunk_walk(game, draws, self.bucket_game.deal_prob)
+        walk = (roots, root_reach, root_value, seat, policy)
+        groups = (kernels.make_discount(sum_weight=sum_weight), game.trunk, game.trunk_layout, draws,
+                  read_only(self._regret), self._regret, self._strat_sum, game.cuts, work, self.arrays.no_record)
+        kernels.traverse(*walk, kernels.COLLECT, *groups)
+        reach = game.cuts.reach
+        values = self._get(a.update.remote(seat, policy, sum_weight, reach[block], settle)
+                           for a, block in zip(self.actors, self.blocks))
+        for block, value in zip(self.blocks, values):
+            game.cuts.value[block] = value
+        kernels.settle_seat(self._regret, self._delta, self._trunk_offset, self._trunk_seat, seat, *settle)
+        kernels.traverse(*walk, kernels.TRUNK, *groups)
+
+    # -- checks -------------------------------------------------------------------
+    def _check(self, certify: bool, traverser: int, policy: int) -> float:
+        arrays = self.certify_arrays if certify else self.arrays
+        deal = (self.model if certify else self.bucket_game).deal_prob
+        game, draws = arrays.tree, arrays.draws
+        work, roots, root_reach, root_value = _trunk_walk(game, draws, deal)
+        walk = (roots, root_reach, root_value, traverser, policy)
+        groups = (kernels.NO_UPDATE, game.trunk, game.trunk_layout, draws, read_only(self._strat_sum), NO_STORAGE,
+                  NO_STORAGE, game.cuts, work, arrays.no_record)
+        kernels.traverse(*walk, kernels.COLLECT, *groups)
+        reach = game.cuts.reach
+        values = self._get(a.check.remote(traverser, policy, certify, reach[block])
+                           for a, block in zip(self.actors, self.blocks))
+        for block, value in zip(self.blocks, values):
+            game.cuts.value[block] = value
+        kernels.traverse(*walk, kernels.TRUNK, *groups)
+        return kernels.root_total(deal, root_value[0])
+
+    def _exploitability(self, certify: bool) -> Exploitability:
+        return Exploitability(self._check(certify, 0, kernels.BEST_RESPONSE),
+                              self._check(certify, 1, kernels.BEST_RESPONSE),
+                              self._check(certify, 0, kernels.EVALUATE))
+
+    def exploitability(self) -> Exploitability:
+        """The certificate, at full resolution: each actor walks its cuts in the real game."""
+        return self._exploitability(True)
+
+    def progress_exploitability(self) -> Exploitability:
+        return self._exploitability(False)
+
+    def actor_memory(self) -> list[int]:
+        """Each actor's peak resident bytes."""
+        return self._get(a.memory.remote() for a in self.actors)
+
+
+def describe(engine: StreamedRayEngine) -> str:
+    """One line: how the storage is split."""
+    per = ", ".join(format_bytes(8 * int(base[-1])) for _, base in engine._owned)
+    return (f"Ray: {len(engine.actors)} streamed actor(s) own {len(engine.cut_group)} subtrees in "
+            f"{len(np.unique(engine.cut_group))} groups ({per} of regrets and sums); the driver keeps the trunk "
+            f"({format_bytes(8 * len(engine._regret))})")
