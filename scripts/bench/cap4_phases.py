@@ -10,10 +10,8 @@ untimed. ``--source`` runs another tree's solver (a ``git worktree`` of an older
 before/after. Prints one JSON line per iteration.
 """
 import argparse
-import collections
 import json
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -27,28 +25,11 @@ sys.path.insert(0, args.source)
 from solver.cfr import kernels  # noqa: E402
 from solver.cfr.solve import make_engine  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
+from phase_timer import time_phases  # noqa: E402  (scripts/bench: this script's folder)
 
 engine = make_engine(load_preset("triple-draw"))
 engine.run_iterations(args.before)
-seconds: dict = collections.defaultdict(float)
-lock = threading.Lock()
-
-
-def timed(name, fn):
-    def wrapper(*a, **k):
-        t0 = time.perf_counter()
-        out = fn(*a, **k)
-        with lock:
-            seconds[name] += time.perf_counter() - t0
-        return out
-    return wrapper
-
-
-storage = engine.storage
-storage.decode = timed("decode", storage.decode)
-storage.encode = timed("encode", storage.encode)
-storage.discount = timed("discount", storage.discount)
-kernels.walk_cut_chunk = timed("walk", kernels.walk_cut_chunk)
+seconds = time_phases(engine, kernels)
 for _ in range(args.iterations):
     seconds.clear()
     t0 = time.perf_counter()

@@ -10,15 +10,14 @@ subtrees, encoding and decoding. Then, with ``--checks``, the abstract game's be
 Prints one JSON line per iteration or check.
 """
 import argparse
-import collections
 import json
-import threading
 import time
 
 from solver.cfr import kernels
 from solver.cfr.solve import make_engine
 from solver.cfr.streamed import unmerged
 from solver.game.config import load_preset
+from phase_timer import time_phases  # (scripts/bench: this script's folder)
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--before", type=int, default=2, help="untimed iterations first (compiling)")
@@ -31,24 +30,7 @@ merged = engine.arrays
 tree = unmerged(merged)
 print(json.dumps({"merge_from": int(merged.tree.trunk_layout.merge_from)}), flush=True)
 engine.run_iterations(args.before)
-seconds: dict = collections.defaultdict(float)
-lock = threading.Lock()
-
-
-def timed(name, fn):
-    def wrapper(*a, **k):
-        t0 = time.perf_counter()
-        out = fn(*a, **k)
-        with lock:
-            seconds[name] += time.perf_counter() - t0
-        return out
-    return wrapper
-
-
-storage = engine.storage
-storage.decode = timed("decode", storage.decode)
-storage.encode = timed("encode", storage.encode)
-kernels.walk_cut_chunk = timed("walk", kernels.walk_cut_chunk)
+seconds = time_phases(engine, kernels, ("decode", "encode", "walk"))
 order = ["merged", "tree", "tree", "merged"] * args.pairs
 for walks in order:
     engine.arrays = merged if walks == "merged" else tree

@@ -34,21 +34,22 @@ from . import kernels
 from .abstract import AbstractEngine
 from .distributed import ActorLost, RayError, connect, kill_actors
 from .engine import DEFAULT_ALGORITHM
-from .streamed import _trunk_walk, balance_groups, cut_entries, streamed_arrays
+from .streamed import _trunk_walk, cut_entries, group_chunks, streamed_arrays
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
 
 
 def owned_groups(cut_group: np.ndarray, actors: int) -> list[np.ndarray]:
-    """The cuts of each of ``actors`` actors: whole groups, dealt largest first to the actor with
-    the fewest cuts so far (each actor's cuts in increasing order)."""
-    groups: dict[int, list[int]] = {}
-    for c, g in enumerate(cut_group.tolist()):
-        groups.setdefault(g, []).append(c)
-    members = list(groups.values())
-    if len(members) < actors:
-        raise RayError(f"the game's subtrees form {len(members)} group(s) of shared slots: at most that many actors")
-    return [np.array(sorted(c for g in part for c in members[g]), np.int64)
-            for part in balance_groups(members, actors)]
+    """The cuts of each of ``actors`` actors: whole groups, as threads get them
+    (:func:`solver.cfr.streamed.group_chunks`; each actor's cuts in increasing order)."""
+    groups = len(np.unique(cut_group))
+    if groups < actors:
+        raise RayError(f"the game's subtrees form {groups} group(s) of shared slots: at most that many actors")
+    return _chunks(*group_chunks(cut_group, actors))
+
+
+def _chunks(cuts: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
+    """:func:`solver.cfr.streamed.group_chunks`'s chunks as a list, one array each."""
+    return [cuts[starts[k]:starts[k + 1]] for k in range(len(starts) - 1)]
 
 
 class OwnCuts:
@@ -90,12 +91,8 @@ class GroupsActor:
         self.regret = np.zeros(n, np.float32)
         self.strat_sum = np.zeros(n, np.float32)
         self.delta = np.zeros(n, np.float32)
-        members: dict[int, list[int]] = {}
-        for c, g in enumerate(kernels.cut_groups(self.abstract.tree, layout.n_slots).tolist()):
-            members.setdefault(g, []).append(c)
-        groups = list(members.values())
-        self.chunks = [np.array(sorted(c for g in part for c in groups[g]), np.int64)
-                       for part in balance_groups(groups, numba.get_num_threads()) if part]
+        chunks = group_chunks(kernels.cut_groups(self.abstract.tree, layout.n_slots), numba.get_num_threads())
+        self.chunks = [chunk for chunk in _chunks(*chunks) if len(chunk)]
 
     def entries(self) -> tuple[np.ndarray, np.ndarray]:
         """Its slots (layout numbering) and their first local entries (the last: the total)."""
@@ -283,39 +280,42 @@ class StreamedRayEngine(AbstractEngine):
                     self._discount("regret", seat, 1.0, 1.0, True)
             self.iteration = t
 
-    def _update(self, seat: int, policy: int, sum_weight: float, settle: tuple) -> None:
-        """One seat's update walk (as :func:`solver.cfr.streamed.update_streamed`)."""
-        game, draws = self.arrays.tree, self.arrays.draws
-        work, roots, root_reach, root_value = _trunk_walk(game, draws, self.bucket_game.deal_prob)
-        walk = (roots, root_reach, root_value, seat, policy)
-        groups = (kernels.make_discount(sum_weight=sum_weight), game.trunk, game.trunk_layout, draws,
-                  read_only(self._regret), self._regret, self._strat_sum, game.cuts, work, self.arrays.no_record)
+    def _walk(self, arrays, deal: np.ndarray, traverser: int, policy: int, storage: tuple, below, settle=None) -> float:
+        """One whole walk (as :func:`solver.cfr.streamed.update_streamed` and
+        :func:`~solver.cfr.streamed.walk_streamed` do it): the trunk collects the reach at the
+        cuts, ``below(actor, reach)`` walks each actor's cuts and returns their values, the
+        trunk's regrets are settled (``settle``, an update's) and the trunk walked with the
+        values. ``storage``: the trunk's (discount, play, regret, strategy sums). Returns the
+        root's value."""
+        game, draws = arrays.tree, arrays.draws
+        work, roots, root_reach, root_value = _trunk_walk(game, draws, deal)
+        walk = (roots, root_reach, root_value, traverser, policy)
+        discount, play, regret, strat_sum = storage
+        groups = (discount, game.trunk, game.trunk_layout, draws, read_only(play), regret, strat_sum, game.cuts,
+                  work, arrays.no_record)
         kernels.traverse(*walk, kernels.COLLECT, *groups)
         reach = game.cuts.reach
-        values = self._get(a.update.remote(seat, policy, sum_weight, reach[block], settle)
-                           for a, block in zip(self.actors, self.blocks))
+        values = self._get(below(actor, reach[block]) for actor, block in zip(self.actors, self.blocks))
         for block, value in zip(self.blocks, values):
             game.cuts.value[block] = value
-        kernels.settle_seat(self._regret, self._delta, self._trunk_offset, self._trunk_seat, seat, *settle)
+        if settle is not None:
+            kernels.settle_seat(self._regret, self._delta, self._trunk_offset, self._trunk_seat, traverser, *settle)
         kernels.traverse(*walk, kernels.TRUNK, *groups)
+        return kernels.root_total(deal, root_value[0])
+
+    def _update(self, seat: int, policy: int, sum_weight: float, settle: tuple) -> None:
+        """One seat's update walk."""
+        storage = (kernels.make_discount(sum_weight=sum_weight), self._regret, self._regret, self._strat_sum)
+        self._walk(self.arrays, self.bucket_game.deal_prob, seat, policy, storage,
+                   lambda actor, reach: actor.update.remote(seat, policy, sum_weight, reach, settle), settle)
 
     # -- checks -------------------------------------------------------------------
     def _check(self, certify: bool, traverser: int, policy: int) -> float:
         arrays = self.certify_arrays if certify else self.arrays
         deal = (self.model if certify else self.bucket_game).deal_prob
-        game, draws = arrays.tree, arrays.draws
-        work, roots, root_reach, root_value = _trunk_walk(game, draws, deal)
-        walk = (roots, root_reach, root_value, traverser, policy)
-        groups = (kernels.NO_UPDATE, game.trunk, game.trunk_layout, draws, read_only(self._strat_sum), NO_STORAGE,
-                  NO_STORAGE, game.cuts, work, arrays.no_record)
-        kernels.traverse(*walk, kernels.COLLECT, *groups)
-        reach = game.cuts.reach
-        values = self._get(a.check.remote(traverser, policy, certify, reach[block])
-                           for a, block in zip(self.actors, self.blocks))
-        for block, value in zip(self.blocks, values):
-            game.cuts.value[block] = value
-        kernels.traverse(*walk, kernels.TRUNK, *groups)
-        return kernels.root_total(deal, root_value[0])
+        storage = (kernels.NO_UPDATE, self._strat_sum, NO_STORAGE, NO_STORAGE)
+        return self._walk(arrays, deal, traverser, policy, storage,
+                          lambda actor, reach: actor.check.remote(traverser, policy, certify, reach))
 
     def _exploitability(self, certify: bool) -> Exploitability:
         return Exploitability(self._check(certify, 0, kernels.BEST_RESPONSE),
