@@ -766,9 +766,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "never-raises, breaks-k-badugis): decisions fixed to what an opponent does, the rest solved "
                    "(README, 'Node locking'); a resume keeps the run's")
     p.add_argument("--streamed", action="store_true",
-                   help="solve in the abstract game over a streamed tree even where the built tree would fit (a "
-                   "config with card buckets in every round and a recall rule; games too big to build always "
-                   "are); with --ray, actors own whole groups of subtrees; give it again to --resume")
+                   help="solve over a streamed tree even where the built tree would fit: a config with card "
+                   "buckets in every round and a recall rule in its abstract game (games too big to build always "
+                   "are), or one without buckets at full resolution; with --ray, actors own whole groups of "
+                   "subtrees; give it again to --resume")
     p.add_argument("--ray", metavar="ADDRESS", help="run the subtrees in Ray actors: a cluster's address "
                    "(host:port, or auto), or local to start a runtime on this machine (pip install -e '.[ray]'); "
                    "the result is the one-process result bit for bit")

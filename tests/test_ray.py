@@ -187,15 +187,18 @@ def test_what_ray_refuses(cluster, capsys):
 
 # -- streamed actors (solver/cfr/streamed_ray.py) ----------------------------------------------
 @pytest.mark.parametrize("actors", [2, 4])
-def test_streamed_actors_compute_the_one_process_bits(cluster, actors):
-    """A recall layout with buckets over a streamed tree, its cut groups in 2 or 4 actors: after
-    20 iterations the regrets and strategy sums are the one-process engine's bit for bit, and so
+@pytest.mark.parametrize("game", ["recall", "full"])
+def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
+    """Triple draw at cap 2 over a streamed tree, in a recall layout with buckets or at full
+    resolution (every subtree its own group), its cut groups in 2 or 4 actors: after 20
+    iterations the regrets and strategy sums are the one-process engine's bit for bit, and so
     are the abstract check and the certificate at full resolution (each actor walks its cuts in
     the real game)."""
     from solver.cfr.abstract import AbstractEngine
     from solver.game.setup import GameSetup
 
-    config = _tiny_recall()
+    config = _tiny_recall() if game == "recall" else _tiny_triple()
+    assert config.cap == 2 and config.draws == 3 and (game == "recall") == config.abstracted
     one = AbstractEngine(GameSetup(config, streamed=True))
     one.run_iterations(20)
     engine = StreamedRayEngine(GameSetup(config, streamed=True), address=cluster, actors=actors, actor_cpus=0.5)
@@ -210,6 +213,9 @@ def test_streamed_actors_compute_the_one_process_bits(cluster, actors):
             assert not set(engine.cut_group[block]) & set(np.delete(engine.cut_group, block))
         assert sum(int(base[-1]) for _, base in engine._owned) + len(engine._regret) == one.layout.n_entries
         assert "4 streamed actor(s)" in describe(engine) or actors == 2
+        if game == "full":   # the real game itself: its checks are the certificate
+            assert engine.exact_progress and engine.exploitability() == engine.progress_exploitability()
+            assert len(np.unique(engine.cut_group)) == len(engine.cut_group)
     finally:
         engine.shutdown()
 

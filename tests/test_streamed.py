@@ -263,6 +263,27 @@ def test_sampled_cfr_converges_to_the_lp_value(ref_args):
     assert np.array_equal(again.strat_sum, sampled.strat_sum)
 
 
+def test_a_streamed_full_resolution_solve_converges_to_the_lp_value(ref_args):
+    """A game without buckets solved over its streamed tree (``streamed=True``) walks the real
+    game itself: its checks are exact (no separate certificate) and it reaches the value of the
+    real-card sequence-form LP; a game with buckets in some rounds only is refused."""
+    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.solve import make_engine
+    from solver.game.plan import SolveTooLarge
+
+    config = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
+    lp_value = ref.solve_lp(*ref_args(config), method="highs-ipm")
+    engine = make_engine(config, streamed=True)
+    assert type(engine) is AbstractEngine and engine.exact_progress and engine.tree is None
+    assert engine.game_layout is engine.layout and engine.n_states == engine.bucket_game.n_values
+    engine.run_iterations(2000)
+    x = engine.exploitability()
+    assert x == engine.progress_exploitability()
+    assert x.exploitability_mbb < 0.2 and x.game_value == pytest.approx(lp_value, abs=2e-4)
+    with pytest.raises(SolveTooLarge, match="card buckets in every round and a recall"):
+        make_engine(dataclasses.replace(config, buckets=(3, 0)), streamed=True)
+
+
 def test_layout_files_from_before_remember_draws_still_load():
     """A layout written before rules could keep draw counts has no ``older`` array: it forgets
     older rounds whole, as it did."""

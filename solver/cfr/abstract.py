@@ -80,8 +80,10 @@ class AbstractEngine(StreamedEngine):
         self.plan: SolvePlan = setup.plan
         self.model: DrawModel = setup.model
         self.layout = setup.layout
-        self.bucket_game: BucketGame = setup.bucket_game
-        self.game_layout = setup.abstract_layout
+        # (A game without card buckets walks its value classes: the real game, its checks exact.)
+        self.bucket_game: BucketGame | DrawModel = setup.walked_states
+        self.game_layout = setup.walked_layout
+        self.exact_progress = setup.solves_real_game
         self.game = setup.game
         self._prepare()
         self.iteration = 0
@@ -153,6 +155,8 @@ class AbstractEngine(StreamedEngine):
     @property
     def abstract_walker(self) -> StreamedWalker:
         """Best responses and values within the abstract game (built on first use)."""
+        if self.setup.solves_real_game:
+            return self.certifier   # (the same walks)
         if self._abstract_walker is None:
             self._abstract_walker = StreamedWalker(self.game, self.game_layout, self.bucket_game, self.cut_entries)
         return self._abstract_walker

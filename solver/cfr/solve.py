@@ -181,10 +181,12 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
     if locks is not None:
         raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "
                         "resolution; this one is solved in its abstract game over a streamed tree")
-    if not plan.abstract_game_ready:
-        raise SolveTooLarge(f"{config.describe()}: its {plan.counts.nodes:,}-node tree is too big to solve over; "
-                            "give card buckets in every round and a recall (see the triple-draw preset)")
-    plan.check_fits()
+    # (Streamed, a game walks bucket vectors, or without buckets its value classes: the real game.)
+    if not (plan.abstract_game_ready or not config.bucketed):
+        raise SolveTooLarge(f"{config.describe()}: a streamed solve needs card buckets in every round and a recall "
+                            "(see the triple-draw preset), or no buckets (full resolution)")
+    if ray is None:
+        plan.check_fits()
     return False
 
 

@@ -72,7 +72,7 @@ class GroupsActor:
         if threads > 0:
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         setup = GameSetup(config, row_of, streamed=True)
-        layout = setup.abstract_layout
+        layout = setup.walked_layout
         self.cut_ids = np.asarray(cut_ids, np.int64)   # (increasing: the one-process order)
         game = OwnCuts(setup.game, self.cut_ids)        # its cuts numbered 0..k-1
         entries = cut_entries(game, layout)
@@ -85,8 +85,9 @@ class GroupsActor:
         self.slot_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         table[known] = self.slot_offset[:-1][inverse.ravel()]   # local first entries, in place
         self.slot_seat = layout.slot_seat[self.slots].astype(np.int64)
-        self.abstract = streamed_arrays(game, layout, setup.bucket_game, entries)
-        self.certify = streamed_arrays(game, setup.layout, setup.model, entries)
+        self.abstract = streamed_arrays(game, layout, setup.walked_states, entries)
+        self.certify = (self.abstract if setup.solves_real_game
+                        else streamed_arrays(game, setup.layout, setup.model, entries))
         n = int(self.slot_offset[-1])
         self.regret = np.zeros(n, np.float32)
         self.strat_sum = np.zeros(n, np.float32)
@@ -175,7 +176,8 @@ class StreamedRayEngine(AbstractEngine):
         self.arrays = streamed_arrays(self.game, self.game_layout, self.bucket_game)
         self.cut_group = kernels.cut_groups(self.arrays.tree, self.game_layout.n_slots)
         self.blocks = owned_groups(self.cut_group, self._n_actors)
-        self.certify_arrays = streamed_arrays(self.game, self.layout, self.model)
+        self.certify_arrays = (self.arrays if self.setup.solves_real_game
+                               else streamed_arrays(self.game, self.layout, self.model))
         layout = self.game_layout
         trunk_slots = np.nonzero(layout.slot_round == 0)[0]
         if len(trunk_slots) and trunk_slots[-1] != len(trunk_slots) - 1:

@@ -184,6 +184,25 @@ class GameSetup:
         c = self.config
         return bucket_game(c.ranks, c.suits, c.hand_size, c.draws, self.row_of)
 
+    @property
+    def solves_real_game(self) -> bool:
+        """Whether a solve over the streamed tree walks the real game itself (no card buckets:
+        value classes, the layout by recall rule, exact checks) rather than an abstract game of
+        bucket vectors: a full-resolution solve, or a recall rule alone."""
+        return not self.config.bucketed
+
+    @property
+    def walked_states(self):
+        """The private states a streamed solve walks: the abstract game's card buckets
+        (:attr:`bucket_game`), or the value classes (:attr:`model`, :attr:`solves_real_game`)."""
+        return self.model if self.solves_real_game else self.bucket_game
+
+    @property
+    def walked_layout(self) -> StrategyLayout:
+        """The layout a streamed solve walks: :attr:`abstract_layout`, or :attr:`layout` itself
+        (:attr:`solves_real_game`)."""
+        return self.layout if self.solves_real_game else self.abstract_layout
+
     @cached_property
     def abstract_layout(self) -> StrategyLayout:
         """The abstract game's layout: each bucket its own row position, the same slots and
