@@ -118,16 +118,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
             print(f"{name:<22} {load_preset(name).describe()}")
         return 0
     config = _game_config(args)
+    if args.full_resolution:
+        config = config.at_full_resolution()
     if args.machines is not None:
         from .cfr.distributed import cluster_plan
 
         if args.machine_memory is None or args.machine_cores is None:
             raise CliError("--machines needs --machine-memory GiB and --machine-cores N")
-        # The cluster plan is for the game at full resolution: no buckets, the whole history.
-        full = config.at_full_resolution()
-        plan = cluster_plan(full, args.machines, int(args.machine_memory * 2 ** 30), args.machine_cores)
-        print(json.dumps(plan.to_json()) if args.json else f"game:            {full.describe()} (full resolution)\n"
-              + plan.describe())
+        plan = cluster_plan(config, args.machines, int(args.machine_memory * 2 ** 30), args.machine_cores)
+        print(json.dumps(plan.to_json()) if args.json else f"game:            {config.describe()}"
+              + (" (full resolution)" if not config.abstracted else "") + "\n" + plan.describe())
         return 0
     plan = GameSetup(config).plan
     print(json.dumps(plan.to_json()) if args.json else plan.describe())
@@ -945,15 +945,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace a compact strategy already in --out")
     p.set_defaults(func=cmd_compact)
 
-    p = sub.add_parser("plan", help="sizes and memory of a full-resolution solve",
+    p = sub.add_parser("plan", help="sizes and memory of a solve (on this machine, or on a Ray cluster)",
                        epilog="examples:\n  badugi plan --preset triple-draw\n  badugi plan --config my.toml --json\n"
-                              "  badugi plan --preset triple-draw --machines 16 --machine-memory 512 --machine-cores 64\n"
-                              "      (a full-resolution solve on a Ray cluster: memory, traffic, time)\n",
+                              "  badugi plan --preset triple-draw --machines 4 --machine-memory 24 --machine-cores 2\n"
+                              "      (the preset on streamed Ray actors: memory per actor, traffic, time, and the\n"
+                              "      fewest such machines in float32 and in 16 bits)\n"
+                              "  badugi plan --preset triple-draw --full-resolution --machines 175 --machine-memory 24 "
+                              "--machine-cores 2\n"
+                              "      (the same game without buckets or recall)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_args(p)
     p.add_argument("--json", action="store_true", help="print the plan as one JSON object")
     p.add_argument("--machines", type=int, action=_InRange, low=1,
-                   help="plan a full-resolution solve on a Ray cluster of this many machines")
+                   help="plan a solve over the streamed tree on a Ray cluster of this many machines, one streamed "
+                   "actor each (a game with card buckets in every round and a recall, or none)")
+    p.add_argument("--full-resolution", action="store_true",
+                   help="plan the game without its card buckets and recall (the whole history, every value class)")
     p.add_argument("--machine-memory", type=float, metavar="GIB", action=_InRange, above=0,
                    help="with --machines: memory of each machine")
     p.add_argument("--machine-cores", type=int, metavar="N", action=_InRange, low=1,

@@ -220,6 +220,26 @@ def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
         engine.shutdown()
 
 
+def test_streamed_actors_use_the_memory_planned(cluster, tmp_path):
+    """Each streamed actor's peak resident memory, over a solve that writes its checkpoint and
+    strategy file (the storage gathered piece by piece), is within 20% of the plan's figure
+    (solver.cfr.streamed_ray.plan_actors, what `badugi plan --machines` prints). The plan is of
+    actors whose walks are compiled already (Numba's cache): a first solve compiles them."""
+    from solver.cfr.streamed_ray import game_parts, plan_actors
+    from solver.game.setup import GameSetup
+
+    setup = GameSetup(_tiny_triple(), streamed=True)
+    solve(setup, iterations=2, streamed=True, ray=RaySetup(cluster, 2, 0.5)).engine.shutdown()
+    result = solve(setup, iterations=30, out_dir=tmp_path, streamed=True, ray=RaySetup(cluster, 2, 0.5))
+    try:
+        measured = result.engine.actor_memory()
+        planned = plan_actors(game_parts(setup), 2, blocks=result.engine.blocks).bytes
+    finally:
+        result.engine.shutdown()
+    for used, plan in zip(measured, planned):
+        assert abs(used / plan - 1) <= 0.2, (measured, planned)
+
+
 def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, monkeypatch):
     """``solve`` of the streamed game on Ray: 8 iterations on two actors resumed to 16 on three
     write the one-process strategy file byte for byte; an actor killed at iteration 13 (a

@@ -568,25 +568,40 @@ def test_checks_keep_to_their_share_of_the_time():
     assert iterations == 65  # 61 with the old cadence
 
 
-def test_cluster_plan_counts_what_the_ray_engine_splits():
-    """`badugi plan --machines`: the subtrees, the storage and the driver's trunk are those of the
-    layout the Ray engine splits (single draw: 175 second-round starts), the storage is the
-    one-process plan's, and the actors' blocks cover the rest."""
-    from solver.cfr.distributed import RayError, Shard, cluster_plan
-    from solver.game.plan import plan_solve
+@pytest.mark.parametrize("game", ["recall", "full"])
+def test_cluster_plan_counts_what_streamed_actors_hold(game):
+    """`badugi plan --machines`: each streamed actor's groups and storage entries are those the
+    actors find (GroupsActor, run here in-process), whole groups covering every subtree once; the
+    storage is the layout's, the network traffic its cuts' vectors, and the fewest machines of a
+    size is the first count whose largest actor fits."""
+    from solver.cfr.distributed import RayError, cluster_plan
+    from solver.cfr.streamed_ray import GroupsActor, game_parts, plan_actors, smallest_cluster
+    from solver.game.setup import GameSetup
 
-    config = load_preset("single-draw")
-    engine = Engine(config)
-    plan = cluster_plan(config, 3, 64 * 2 ** 30, 8)
-    cuts = engine.walker.table_cuts.nodes
-    assert plan.cuts == len(cuts) == 175 and plan.actors == 3
-    assert plan.storage_bytes == plan_solve(config).storage_entries * 8 == engine.layout.n_entries * 8
-    owned = np.zeros(engine.tree.n_nodes, bool)
-    for node in cuts:
-        engine.tree.mark_subtree(owned, int(node))
-    assert plan.trunk_bytes == Shard.of(engine.layout, ~owned).n_entries * 8
-    assert plan.actor_bytes * 3 >= plan.storage_bytes - plan.trunk_bytes
-    assert plan.fits and plan.network_bytes == 2 * 175 * 4 * 1092 * 8
-    assert not cluster_plan(config, 1, 2 ** 20, 1).fits
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0))
+    if game == "recall":
+        config = dataclasses.replace(config, buckets=(3, 4, 3, 2), recall=3, draw_limit=1)
+    setup = GameSetup(config, streamed=True)
+    parts = game_parts(setup)
+    groups = len(np.unique(parts.cut_group))
+    assert groups == (12 if game == "recall" else len(parts.cut_group))
+    plan = plan_actors(parts, 3)
+    assert np.array_equal(np.sort(np.concatenate(plan.blocks)), np.arange(len(parts.cut_group)))
+    for block, entries in zip(plan.blocks, plan.entries):
+        actor = GroupsActor(config, setup.row_of, block)
+        assert int(actor.entries()[1][-1]) == entries
+    assert sum(plan.entries) + parts.trunk_entries == parts.entries == setup.walked_layout.n_entries
+    assert plan.gather_bytes == 8 * parts.entries and min(plan.bytes) > plan.fixed_bytes
+    cluster = cluster_plan(config, 3, 64 * 2 ** 30, 2)
+    assert (cluster.actors, cluster.groups, cluster.entries) == (3, groups, parts.entries)
+    assert cluster.fits and cluster.smallest == 1 and cluster.network_bytes == 2 * len(parts.cut_group) * 4 * \
+        parts.states * 8
+    one = plan_actors(parts, 1).largest
+    tight = smallest_cluster(parts, int(one / 0.75) - 1)   # one actor no longer fits
+    assert tight is not None and tight.actors > 1 and tight.largest <= 0.75 * (int(one / 0.75) - 1)
+    assert plan_actors(parts, tight.actors - 1).largest > 0.75 * (int(one / 0.75) - 1)
+    assert not cluster_plan(config, 1, 2 ** 20, 1).fits and cluster_plan(config, 1, 2 ** 20, 1).smallest is None
     with pytest.raises(RayError, match="no subtrees"):
         cluster_plan(load_preset("tiny-no-draw"), 2, 2 ** 30, 2)
+    with pytest.raises(RayError, match="card buckets in every round"):
+        cluster_plan(dataclasses.replace(config, buckets=(3, 0, 0, 0), recall=-1, draw_limit=0), 2, 2 ** 30, 2)

@@ -404,41 +404,61 @@ WALK_LATENCY_SECONDS = 0.005        # a round trip to every actor and back, per 
 
 
 class ClusterPlan(NamedTuple):
-    """What a full-resolution solve on a cluster of ``machines`` needs: one actor per machine
-    (its cores as Numba threads), each owning a block of the second-round subtrees."""
+    """A solve of a streamed game (:mod:`solver.cfr.streamed_ray`) on a cluster of ``machines``
+    alike: one streamed actor a machine (its cores as Numba threads) owning whole groups of the
+    second-round subtrees, the driver keeping the first round. Memory as planned by
+    :func:`solver.cfr.streamed_ray.plan_actors`: what each actor holds, tested against what the
+    actors use."""
 
     machines: int
     machine_bytes: int
     cores: int
+    storage_bits: int
     cuts: int
+    groups: int
     actors: int
-    storage_bytes: int          # regrets and sums of the whole game (float32 each)
-    trunk_bytes: int            # the driver's
-    actor_bytes: int            # the biggest actor's storage
-    tree_bytes: int             # the public tree every process builds today
-    shape_bytes: int            # one subtree's shape: what a streamed actor would build
+    entries: int                # storage entries of the whole game
+    actor_entries: int          # the largest actor's
+    actor_bytes: int            # the largest actor's planned peak
+    fixed_bytes: int            # of which every actor holds whatever its share
+    driver_bytes: int           # the driver's, and while it gathers a checkpoint or strategy file:
+    gather_bytes: int
+    smallest: int | None        # the fewest machines of this size whose actors fit, float32 storage
+    smallest_bytes: int         # (its largest actor; None: an actor of one group each, the largest)
+    smallest_16: int | None     # and with 16-bit storage (planned: Ray runs float32 only today)
+    smallest_16_bytes: int
     network_bytes: int          # per iteration (two update walks), both ways
     seconds: float              # projected per iteration
 
     @property
     def fits(self) -> bool:
-        return self.actor_bytes + self.tree_bytes <= 0.75 * self.machine_bytes
+        return self.actor_bytes <= 0.75 * self.machine_bytes
 
     def describe(self) -> str:
-        per = self.actor_bytes + self.tree_bytes
-        verdict = ("fits" if self.fits else "does not fit") + f" ({format_bytes(per)} of {format_bytes(self.machine_bytes)})"
+        memory = format_bytes(self.machine_bytes)
+        verdict = ("fits" if self.fits else "does not fit") + f" in three quarters of {memory}"
+        bits = "float32" if self.storage_bits == 32 else "16-bit"
+
+        def smallest(n, size):
+            return (f"{n} machine(s), {format_bytes(size)} an actor" if n is not None else
+                    f"none: an actor of one group alone needs {format_bytes(size)} (machines of "
+                    f"{format_bytes(size / 0.75)})")
+
         return "\n".join([
-            f"cluster:         {self.machines} machine(s) x {format_bytes(self.machine_bytes)} x {self.cores} cores",
-            f"subtrees:        {self.cuts:,} (below the second-round starts), {self.actors} actor(s): one per machine",
-            f"storage:         {format_bytes(self.storage_bytes)} of regrets and sums at full resolution; "
-            f"{format_bytes(self.actor_bytes)} per actor, {format_bytes(self.trunk_bytes)} in the driver",
-            f"tree:            {format_bytes(self.tree_bytes)} per process (today every actor builds the whole "
-            f"public tree; a streamed actor would build one shape, {format_bytes(self.shape_bytes)})",
-            f"per machine:     {verdict}",
+            f"cluster:         {self.machines} machine(s) x {memory} x {self.cores} cores",
+            f"subtrees:        {self.cuts:,} (below the second-round starts) in {self.groups:,} group(s) sharing no "
+            f"slot; {self.actors} streamed actor(s), one a machine",
+            f"storage:         {self.entries:,} entries ({bits}); the largest actor {self.actor_entries:,}",
+            f"per actor:       {format_bytes(self.actor_bytes)} at its peak, {format_bytes(self.fixed_bytes)} of it "
+            f"whatever its share (the process, the layout, the trunk and shape): {verdict}",
+            f"driver:          {format_bytes(self.driver_bytes)}; {format_bytes(self.gather_bytes)} more while it "
+            "writes a checkpoint or the strategy file (it gathers the whole storage)",
+            f"smallest:        of {memory} machines, float32: {smallest(self.smallest, self.smallest_bytes)}; "
+            f"16-bit: {smallest(self.smallest_16, self.smallest_16_bytes)} (planned; Ray runs float32 only today)",
             f"network:         {format_bytes(self.network_bytes)} an iteration (reach down, values up, "
             "two update walks)",
             f"time:            about {self.seconds:,.1f} s an iteration if the walk splits evenly over "
-            f"{self.machines * self.cores} cores ({NS_PER_ENTRY_CORE:.1f} ns per entry and core, measured on "
+            f"{self.actors * self.cores} cores ({NS_PER_ENTRY_CORE:.1f} ns per entry and core, measured on "
             "double draw at cap 4)",
         ])
 
@@ -447,31 +467,30 @@ class ClusterPlan(NamedTuple):
 
 
 def cluster_plan(config: GameConfig, machines: int, machine_bytes: int, cores: int) -> ClusterPlan:
-    """The plan of a full-resolution solve of ``config`` on ``machines`` machines of
-    ``machine_bytes`` and ``cores`` each (no tree is built: counts and one shape)."""
-    from ..game.plan import BUILD_BYTES_PER_NODE, BYTES_PER_ENTRY, BYTES_PER_NODE
-    from ..game.tree import BET
+    """The plan of solving ``config`` over its streamed tree (card buckets in every round and a
+    recall, or none: full resolution) on ``machines`` machines of ``machine_bytes`` and
+    ``cores`` each, and the fewest such machines that would do (no tree is built: the trunk,
+    one shape and the layout; at full resolution at cap 4 about 5 GB and a minute)."""
+    from .streamed_ray import game_parts, plan_actors, smallest_cluster
 
     if machines < 1 or cores < 1 or machine_bytes <= 0:
         raise RayError("a cluster needs at least one machine, one core and some memory")
     if not config.draws:
         raise RayError(f"{config.describe()}: a game without draws has no subtrees to share out")
-    setup = GameSetup(config)
-    plan, templates = setup.plan, setup.templates
-    trunk = setup.game.trunk
-    cuts = int(((trunk.kind == BET) & (trunk.round == 1)).sum())
-    counts = plan.counts
-    storage = (counts.betting_rows + counts.draw_rows) * plan.private_states * BYTES_PER_ENTRY
-    trunk_rows = int(trunk.n_children[trunk.kind <= 1].astype(np.int64).sum())
-    trunk_bytes = trunk_rows * plan.private_states * BYTES_PER_ENTRY
-    actors = min(machines, cuts)
-    per_cut = (storage - trunk_bytes) / cuts
-    actor_bytes = int(per_cut * -(-cuts // actors))
-    shape_nodes = templates.count_nodes(1)
-    network = 2 * cuts * 4 * plan.private_states * 8
-    entries = storage / BYTES_PER_ENTRY
-    seconds = entries * NS_PER_ENTRY_CORE * 1e-9 / (actors * cores) \
+    if config.bucketed and not config.abstract_game_ready:
+        raise RayError(f"{config.describe()}: streamed actors need card buckets in every round and a recall, or "
+                       "none (full resolution)")
+    parts = game_parts(GameSetup(config, streamed=True))
+    groups = len(np.unique(parts.cut_group))
+    actors = min(machines, groups)
+    plan = plan_actors(parts, actors, config.storage_bits, cores)
+    small = {bits: smallest_cluster(parts, machine_bytes, bits, cores) or plan_actors(parts, groups, bits, cores)
+             for bits in (32, 16)}
+    network = 2 * len(parts.cut_group) * 4 * parts.states * 8
+    seconds = parts.entries * NS_PER_ENTRY_CORE * 1e-9 / (actors * cores) \
         + network / NETWORK_BYTES_PER_SECOND / actors + 2 * WALK_LATENCY_SECONDS
-    return ClusterPlan(machines, int(machine_bytes), cores, cuts, actors, int(storage), int(trunk_bytes), actor_bytes,
-                       counts.nodes * max(BUILD_BYTES_PER_NODE, BYTES_PER_NODE),
-                       shape_nodes * BYTES_PER_NODE, network, seconds)
+    return ClusterPlan(machines, int(machine_bytes), cores, config.storage_bits, len(parts.cut_group), groups, actors,
+                       parts.entries, max(plan.entries), plan.largest, plan.fixed_bytes, plan.driver_bytes,
+                       plan.gather_bytes, *(x for bits in (32, 16) for x in (
+                           small[bits].actors if small[bits].largest <= 0.75 * machine_bytes else None,
+                           small[bits].largest)), network, seconds)

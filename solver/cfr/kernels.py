@@ -1319,3 +1319,29 @@ def cut_groups(game, n_slots):
     for c in range(n_cuts):
         group[c] = _root(parent, c)
     return group
+
+
+@njit(cache=True)
+def group_sizes(game, slot_offset, slot_actions, group):
+    """Each cut's decision nodes, and each group's (:func:`cut_groups`) storage entries and action
+    rows (its slots', each counted once; by the group's name, its first cut): what an actor
+    owning it holds (:func:`solver.cfr.streamed_ray.plan_actors`)."""
+    shape, cut_pot, cut_record, rule = game.shape, game.cut_pot, game.cut_record, game.rule
+    n_cuts = len(cut_pot)
+    seen = np.zeros(len(slot_offset) - 1, np.bool_)
+    decisions = np.zeros(n_cuts, np.int64)
+    entries = np.zeros(n_cuts, np.int64)
+    rows = np.zeros(n_cuts, np.int64)
+    for c in range(n_cuts):
+        for i in range(len(shape.kind)):
+            if shape.kind[i] > DRAW:
+                continue
+            decisions[c] += 1
+            slot = key_slot(rule, shape.node_round[i], game.shape_phase[i], game.shape_pot[i] + cut_pot[c],
+                            game.shape_records[i], cut_record[c])
+            if slot < 0 or seen[slot]:
+                continue
+            seen[slot] = True
+            entries[group[c]] += slot_offset[slot + 1] - slot_offset[slot]
+            rows[group[c]] += slot_actions[slot]
+    return decisions, entries, rows

@@ -24,6 +24,8 @@ Float32 storage; 16-bit storage and locks are refused.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -36,6 +38,115 @@ from .distributed import ActorLost, RayError, connect, kill_actors
 from .engine import DEFAULT_ALGORITHM
 from .streamed import _trunk_walk, cut_entries, group_chunks, streamed_arrays
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
+
+
+# -- planning actors ------------------------------------------------------------------------------
+
+# An actor's peak resident memory is planned as (GroupsActor): ACTOR_BASE_BYTES (a Ray worker
+# with Python, NumPy, Numba and the walks compiled (cached): measured, an actor of a tiny game at
+# 315 MB less what the terms below count for it) plus the larger of building the layout (LAYOUT_BUILD_FACTOR times its arrays, measured:
+# 2.4 on full-resolution cap-4 triple draw, 2.6 on the preset's rule at cap 2) and the solve's
+# steady state: the layout's arrays, the trunk and shape, its cuts' entry tables, its storage and
+# a transfer piece (both ways). A first run after the walks' code changed compiles them in each
+# actor: about 140 MB more, once.
+ACTOR_BASE_BYTES = 250 << 20
+LAYOUT_BUILD_FACTOR = 2.5
+CUT_TABLE_BYTES = 4 * 8       # per decision node of its cuts: the entry table and the copies made finding its slots
+
+
+class GameParts(NamedTuple):
+    """What plans of a streamed game's actors read, found once (:func:`game_parts`)."""
+
+    config: GameConfig
+    cut_group: np.ndarray       # each cut's group (named by its first cut: kernels.cut_groups)
+    cut_decisions: np.ndarray   # each cut's decision nodes
+    group_entries: np.ndarray   # by group name: its storage entries (0 at cuts naming no group)
+    group_rows: np.ndarray      # by group name: its action rows
+    trunk_entries: int          # the driver's (the first round's slots)
+    trunk_rows: int
+    entries: int                # the whole storage
+    layout_bytes: int           # the layout's and its recall rule's arrays, which every process holds
+    built_nodes: int            # the trunk and one shape
+    states: int                 # the private states walked (buckets, or value classes)
+
+
+def game_parts(setup: GameSetup) -> GameParts:
+    """The parts of ``setup``'s streamed game that its actors' memory depends on: the cut groups and
+    each one's storage, found as the engine finds them (seconds; at cap 4 at full resolution, the
+    layout of 91 million slots is built: about 5 GB, half a minute)."""
+    layout = setup.walked_layout
+    game = setup.game
+    arrays = streamed_arrays(game, layout, setup.walked_states)
+    group = kernels.cut_groups(arrays.tree, layout.n_slots)
+    decisions, entries, rows = kernels.group_sizes(arrays.tree, layout.slot_offset, layout.slot_actions, group)
+    trunk_slots = int((layout.slot_round == 0).sum())
+    rule = layout.rule
+    layout_bytes = sum(getattr(layout, name).nbytes for name in layout.ARRAYS) + sum(
+        value.nbytes for value in vars(rule).values() if isinstance(value, np.ndarray))
+    shape_nodes = game.shape.n_nodes if game.shape is not None else 0
+    return GameParts(setup.config, group, decisions, entries, rows, int(layout.slot_offset[trunk_slots]),
+                     int(layout.slot_actions[:trunk_slots].astype(np.int64).sum()), int(layout.n_entries),
+                     int(layout_bytes), game.trunk.n_nodes + shape_nodes, setup.walked_states.n_values)
+
+
+class ActorPlan(NamedTuple):
+    """The planned memory of a streamed game's actors (:func:`plan_actors`)."""
+
+    actors: int
+    storage_bits: int
+    blocks: list               # each actor's cuts
+    entries: list              # each actor's storage entries
+    bytes: list                # each actor's planned peak resident bytes
+    fixed_bytes: int           # what every actor holds whatever its share (process, layout, trunk and shape)
+    driver_bytes: int          # the driver: the same fixed part and the trunk's storage
+    gather_bytes: int          # and, while it writes a checkpoint or strategy file, both whole arrays
+
+    @property
+    def largest(self) -> int:
+        return max(self.bytes)
+
+
+def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: int = 1,
+                blocks: list | None = None) -> ActorPlan:
+    """Each of ``actors`` streamed actors' peak resident memory (its groups dealt as the engine
+    deals them, or ``blocks``: each actor's cuts), on ``threads`` threads each, in float32 or
+    16-bit storage (the latter planned: Ray runs float32 only today)."""
+    from ..game.plan import (BYTES_PER_ENTRY, BYTES_PER_NODE, QUANTIZED_BYTES_PER_ENTRY, QUANTIZED_BYTES_PER_ROW,
+                             QUANTIZED_LOCAL_BYTES, STREAMED_DELTA_BYTES)
+
+    blocks = owned_groups(parts.cut_group, actors) if blocks is None else blocks
+    nodes = parts.built_nodes * (BYTES_PER_NODE + 24 * threads)
+    fixed = ACTOR_BASE_BYTES + parts.layout_bytes + nodes
+    building = ACTOR_BASE_BYTES + int(LAYOUT_BUILD_FACTOR * parts.layout_bytes)
+    entries, peaks = [], []
+    for block in blocks:
+        names = np.unique(parts.cut_group[block])
+        n = int(parts.group_entries[names].sum())
+        if storage_bits == 32:
+            storage = n * (BYTES_PER_ENTRY + STREAMED_DELTA_BYTES)
+        else:
+            largest = int(parts.group_entries[names].max()) if len(names) else 0
+            storage = (n * QUANTIZED_BYTES_PER_ENTRY + int(parts.group_rows[names].sum()) * QUANTIZED_BYTES_PER_ROW
+                       + QUANTIZED_LOCAL_BYTES * threads * largest)
+        cuts = int(parts.cut_decisions[block].sum()) * CUT_TABLE_BYTES + len(block) * 2 * 4 * parts.states * 8
+        transfer = 2 * 4 * min(n, TRANSFER_ENTRIES) * 2   # a piece of each array, and its copy on the way
+        entries.append(n)
+        peaks.append(max(building, fixed + cuts + storage + transfer))
+    per_entry = BYTES_PER_ENTRY + STREAMED_DELTA_BYTES if storage_bits == 32 else QUANTIZED_BYTES_PER_ENTRY
+    return ActorPlan(actors, storage_bits, blocks, entries, peaks, fixed, max(building, fixed + parts.trunk_entries
+                     * per_entry), 2 * 4 * parts.entries)
+
+
+def smallest_cluster(parts: GameParts, machine_bytes: int, storage_bits: int = 32, threads: int = 1
+                     ) -> ActorPlan | None:
+    """The plan of the fewest actors, one a machine of ``machine_bytes``, each within three
+    quarters of its machine (as a one-process plan leaves a quarter to the system); None if even
+    one group alone does not fit."""
+    for actors in range(1, len(np.unique(parts.cut_group)) + 1):
+        plan = plan_actors(parts, actors, storage_bits, threads)
+        if plan.largest <= 0.75 * machine_bytes:
+            return plan
+    return None
 
 
 def owned_groups(cut_group: np.ndarray, actors: int) -> list[np.ndarray]:
@@ -125,13 +236,15 @@ class GroupsActor:
         kernels.discount_seat(self.regret if which == "regret" else self.strat_sum, self.slot_offset, self.slot_seat,
                               seat, pos_scale, neg_scale, floor)
 
-    def get(self, which: int) -> np.ndarray:
-        """Its regrets (0) or strategy sums (1)."""
-        return (self.regret, self.strat_sum)[which]
+    def get(self, which: int, lo: int, hi: int) -> np.ndarray:
+        """Local entries ``lo..hi-1`` of its regrets (0) or strategy sums (1): a piece, so that
+        no copy of the whole storage is ever made for a transfer."""
+        return (self.regret, self.strat_sum)[which][lo:hi].copy()
 
-    def set(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
-        self.regret = np.array(regret, np.float32)
-        self.strat_sum = np.array(strat_sum, np.float32)
+    def set(self, lo: int, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        """Its local entries from ``lo`` on (a piece of a checkpoint's storage)."""
+        self.regret[lo:lo + len(regret)] = regret
+        self.strat_sum[lo:lo + len(strat_sum)] = strat_sum
 
     def memory(self) -> int:
         """This process's peak resident memory in bytes (Linux)."""
@@ -140,7 +253,12 @@ class GroupsActor:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.ndarray, most: int = 1 << 24):
+# Entries an actor sends or takes in one call (float32 regrets and sums: 32 MB a piece, both ways).
+TRANSFER_ENTRIES = 1 << 22
+
+
+def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.ndarray,
+                 most: int = TRANSFER_ENTRIES):
     """An actor's local entries in pieces of whole slots, about ``most`` entries each:
     ``(lo, hi, index)``, local entries ``lo..hi-1`` and the layout entry of each (so the driver
     never holds an index of every entry at once)."""
@@ -222,10 +340,9 @@ class StreamedRayEngine(AbstractEngine):
         whole = np.zeros(self.game_layout.n_entries, np.float32)
         whole[:len(self._regret)] = (self._regret, self._strat_sum)[which]
         offsets = self.game_layout.slot_offset
-        for (slots, base), actor in zip(self._owned, self.actors):   # one actor's part at a time
-            part = self._get([actor.get.remote(which)])[0]
+        for (slots, base), actor in zip(self._owned, self.actors):   # one piece at a time
             for lo, hi, index in local_pieces(slots, base, offsets):
-                whole[index] = part[lo:hi]
+                whole[index] = self._get([actor.get.remote(which, lo, hi)])[0]
         return whole
 
     @property
@@ -240,13 +357,9 @@ class StreamedRayEngine(AbstractEngine):
         n = len(self._regret)
         self._regret, self._strat_sum = np.array(regret[:n], np.float32), np.array(strat_sum[:n], np.float32)
         offsets = self.game_layout.slot_offset
-        parts = []
-        for slots, base in self._owned:
-            mine = (np.empty(int(base[-1]), np.float32), np.empty(int(base[-1]), np.float32))
+        for (slots, base), actor in zip(self._owned, self.actors):   # one piece at a time
             for lo, hi, index in local_pieces(slots, base, offsets):
-                mine[0][lo:hi], mine[1][lo:hi] = regret[index], strat_sum[index]
-            parts.append(mine)
-        self._get(a.set.remote(*part) for a, part in zip(self.actors, parts))
+                self._get([actor.set.remote(lo, regret[index], strat_sum[index])])
 
     def reset_storage(self) -> None:
         self.restart()
