@@ -180,7 +180,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if target is None and limit is None and iterations is None:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     check_stopping_rules(iterations, target, limit)
-    ray = RaySetup(args.ray, args.actors, args.actor_cpus) if args.ray is not None else None
+    if args.actor_memory is not None and args.ray is None:
+        raise CliError("--actor-memory needs --ray")
+    ray = RaySetup(args.ray, args.actors, args.actor_cpus,
+                   None if args.actor_memory is None else int(args.actor_memory * 2 ** 30)) if args.ray else None
     # its plan, made once: the checks and the solve read it
     setup = GameSetup(config, streamed=True if args.streamed else None)
     check_solvable(setup, locks, ray)
@@ -777,6 +780,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --ray: actors owning the subtrees (default 2)")
     p.add_argument("--actor-cpus", type=float, default=1.0, action=_InRange, above=0,
                    help="with --ray: CPUs each actor asks for (default 1)")
+    p.add_argument("--actor-memory", type=float, metavar="GIB", action=_InRange, above=0,
+                   help="with --ray --streamed: memory each actor asks Ray for (its memory resource, so that Ray "
+                   "places actors where it is free); refused if the actors' planned peak is more, with the number "
+                   "of actors that would fit (badugi plan --machines)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--no-charts", action="store_true", help="only the convergence chart (strategy charts take "
                    "seconds for single draw, a minute or two for double draw, about the certificate's time "

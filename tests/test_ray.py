@@ -240,6 +240,31 @@ def test_streamed_actors_use_the_memory_planned(cluster, tmp_path):
         assert abs(used / plan - 1) <= 0.2, (measured, planned)
 
 
+def test_a_game_one_actor_cannot_hold_solves_on_four(cluster, tmp_path):
+    """Actors that ask Ray for less memory (its memory resource) than one actor of the whole game
+    needs: one actor is refused in one line, naming the fewest that fit; four solve it, the
+    one-process run bit for bit; a limit the cluster's nodes (2 GiB each) cannot place is refused."""
+    from solver.cfr.streamed_ray import game_parts, plan_actors
+    from solver.game.setup import GameSetup
+
+    setup = GameSetup(_tiny_triple(), streamed=True)
+    parts = game_parts(setup)
+    one, four = plan_actors(parts, 1, threads=1).largest, plan_actors(parts, 4, threads=1).largest
+    limit = (one + four) // 2
+    assert four < limit < one
+    with pytest.raises(RayError, match=r"the largest of 1 needs .* \(planned\): [234] actors would fit"):
+        solve(setup, iterations=4, streamed=True, ray=RaySetup(cluster, 1, 0.5, limit))
+    with pytest.raises(RayError, match="room for 0 actor"):
+        solve(setup, iterations=4, streamed=True, ray=RaySetup(cluster, 4, 0.5, 3 * 2 ** 30))
+    solve(setup, iterations=12, out_dir=tmp_path / "one", streamed=True)
+    result = solve(setup, iterations=12, out_dir=tmp_path / "ray", streamed=True, ray=RaySetup(cluster, 4, 0.5, limit))
+    try:
+        assert max(result.engine.actor_memory()) <= 1.2 * limit
+    finally:
+        result.engine.shutdown()
+    assert (tmp_path / "ray" / "strategy.npz").read_bytes() == (tmp_path / "one" / "strategy.npz").read_bytes()
+
+
 def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, monkeypatch):
     """``solve`` of the streamed game on Ray: 8 iterations on two actors resumed to 16 on three
     write the one-process strategy file byte for byte; an actor killed at iteration 13 (a

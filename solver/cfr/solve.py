@@ -135,7 +135,8 @@ def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM
         if ray is not None:
             from .streamed_ray import StreamedRayEngine
 
-            return StreamedRayEngine(setup, algorithm, ray.address, ray.actors, actor_cpus=ray.actor_cpus)
+            return StreamedRayEngine(setup, algorithm, ray.address, ray.actors, actor_cpus=ray.actor_cpus,
+                                     actor_memory=ray.actor_memory)
         if setup.config.storage_bits == 16:
             from .quantized import QuantizedEngine
 
@@ -165,8 +166,11 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
         if locks is not None:
             locks.check_hands(config)  # (a rule that matches no decision is found with the tree)
         if ray is not None:
-            from .distributed import import_ray
+            from .distributed import RayError, import_ray
 
+            if ray.actor_memory is not None:
+                raise RayError("--actor-memory is for streamed actors (--streamed): a built tree's actors each "
+                               "build the whole tree")
             import_ray()
         return True
     if ray is not None:
@@ -259,6 +263,7 @@ class RaySetup(NamedTuple):
     address: str = "local"
     actors: int = 2
     actor_cpus: float = 1.0
+    actor_memory: int | None = None   # bytes each streamed actor asks Ray for (its memory resource)
 
 
 def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations: int | None = None,

@@ -36,7 +36,7 @@ from . import kernels
 from .abstract import AbstractEngine
 from .distributed import ActorLost, RayError, connect, kill_actors
 from .engine import DEFAULT_ALGORITHM
-from .streamed import _trunk_walk, cut_entries, group_chunks, streamed_arrays
+from .streamed import StreamedArrays, _trunk_walk, cut_entries, group_chunks, streamed_arrays
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
 
 
@@ -70,14 +70,16 @@ class GameParts(NamedTuple):
     states: int                 # the private states walked (buckets, or value classes)
 
 
-def game_parts(setup: GameSetup) -> GameParts:
+def game_parts(setup: GameSetup, arrays: StreamedArrays | None = None, group: np.ndarray | None = None
+               ) -> GameParts:
     """The parts of ``setup``'s streamed game that its actors' memory depends on: the cut groups and
     each one's storage, found as the engine finds them (seconds; at cap 4 at full resolution, the
-    layout of 91 million slots is built: about 5 GB, half a minute)."""
+    layout of 91 million slots is built: about 5 GB, half a minute). ``arrays`` and ``group``:
+    the walked game's arrays and cut groups, if made already."""
     layout = setup.walked_layout
     game = setup.game
-    arrays = streamed_arrays(game, layout, setup.walked_states)
-    group = kernels.cut_groups(arrays.tree, layout.n_slots)
+    arrays = arrays or streamed_arrays(game, layout, setup.walked_states)
+    group = kernels.cut_groups(arrays.tree, layout.n_slots) if group is None else group
     decisions, entries, rows = kernels.group_sizes(arrays.tree, layout.slot_offset, layout.slot_actions, group)
     trunk_slots = int((layout.slot_round == 0).sum())
     rule = layout.rule
@@ -137,14 +139,14 @@ def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: 
                      * per_entry), 2 * 4 * parts.entries)
 
 
-def smallest_cluster(parts: GameParts, machine_bytes: int, storage_bits: int = 32, threads: int = 1
-                     ) -> ActorPlan | None:
-    """The plan of the fewest actors, one a machine of ``machine_bytes``, each within three
-    quarters of its machine (as a one-process plan leaves a quarter to the system); None if even
-    one group alone does not fit."""
+def smallest_cluster(parts: GameParts, machine_bytes: int, storage_bits: int = 32, threads: int = 1,
+                     share: float = 0.75) -> ActorPlan | None:
+    """The plan of the fewest actors, one a machine of ``machine_bytes``, each within ``share`` of
+    its machine (three quarters, as a one-process plan leaves a quarter to the system); None if
+    even one group alone does not fit."""
     for actors in range(1, len(np.unique(parts.cut_group)) + 1):
         plan = plan_actors(parts, actors, storage_bits, threads)
-        if plan.largest <= 0.75 * machine_bytes:
+        if plan.largest <= share * machine_bytes:
             return plan
     return None
 
@@ -280,11 +282,15 @@ class StreamedRayEngine(AbstractEngine):
     arrays gather every actor's (for checkpoints and strategy files)."""
 
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
-                 actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0):
+                 actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0,
+                 actor_memory: int | None = None):
+        """``actor_memory``: bytes each actor asks Ray for (its ``memory`` resource): a solve whose
+        actors' planned peak (:func:`plan_actors`) is more, or that the cluster's nodes cannot
+        place, is a one-line RayError."""
         if actors < 1:
             raise RayError(f"--actors must be at least 1, got {actors}")
         self._ray = connect(address, actors)
-        self._n_actors, self._actor_cpus = actors, actor_cpus
+        self._n_actors, self._actor_cpus, self._actor_memory = actors, actor_cpus, actor_memory
         self.actors: list = []
         AbstractEngine.__init__(self, config, algorithm, check_memory=False, row_of=row_of)
 
@@ -294,6 +300,9 @@ class StreamedRayEngine(AbstractEngine):
         self.arrays = streamed_arrays(self.game, self.game_layout, self.bucket_game)
         self.cut_group = kernels.cut_groups(self.arrays.tree, self.game_layout.n_slots)
         self.blocks = owned_groups(self.cut_group, self._n_actors)
+        self._parts = None
+        if self._actor_memory is not None:
+            self._check_actor_memory()
         self.certify_arrays = (self.arrays if self.setup.solves_real_game
                                else streamed_arrays(self.game, self.layout, self.model))
         layout = self.game_layout
@@ -303,6 +312,30 @@ class StreamedRayEngine(AbstractEngine):
         self._trunk_offset = layout.slot_offset[:len(trunk_slots) + 1].astype(np.int64)
         self._trunk_seat = layout.slot_seat[:len(trunk_slots)].astype(np.int64)
 
+    @property
+    def actor_plan(self) -> ActorPlan:
+        """Its actors' planned memory (:func:`plan_actors`; the game's parts found on first use)."""
+        if self._parts is None:
+            self._parts = game_parts(self.setup, self.arrays, self.cut_group)
+        return plan_actors(self._parts, self._n_actors, threads=max(1, int(self._actor_cpus)), blocks=self.blocks)
+
+    def _check_actor_memory(self) -> None:
+        """RayError unless each actor's planned peak is within its memory and the cluster's nodes
+        can place every actor (their memory resources)."""
+        limit, plan, threads = self._actor_memory, self.actor_plan, max(1, int(self._actor_cpus))
+        if plan.largest > limit:
+            fewest = smallest_cluster(self._parts, limit, threads=threads, share=1.0)
+            alone = plan_actors(self._parts, len(np.unique(self.cut_group)), threads=threads).largest
+            advice = (f"{fewest.actors} actors would fit (the fewest that do)" if fewest is not None else
+                      f"no number of actors fits (an actor of one group needs {format_bytes(alone)})")
+            raise RayError(f"each actor may use {format_bytes(limit)} (--actor-memory), but the largest of "
+                           f"{self._n_actors} needs {format_bytes(plan.largest)} (planned): {advice}")
+        nodes = [node["Resources"].get("memory", 0.0) for node in self._ray.nodes() if node.get("Alive")]
+        places = sum(int(memory // limit) for memory in nodes)
+        if places < self._n_actors:
+            raise RayError(f"the cluster's nodes have room for {places} actor(s) of {format_bytes(limit)} (Ray's memory "
+                           f"resources: {', '.join(format_bytes(m) for m in nodes)}), not {self._n_actors}")
+
     def _allocate(self) -> None:
         self.restart()
 
@@ -310,7 +343,8 @@ class StreamedRayEngine(AbstractEngine):
         """Kill any actors and start new ones, every storage zero (then :meth:`load_storage` or
         :meth:`restore` gives them a checkpoint's)."""
         self.shutdown()
-        remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0)(GroupsActor)
+        memory = {} if self._actor_memory is None else {"memory": int(self._actor_memory)}
+        remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0, **memory)(GroupsActor)
         threads = max(1, int(self._actor_cpus))
         self.actors = [remote.remote(self.config, self.setup.row_of, block, threads) for block in self.blocks]
         n = int(self._trunk_offset[-1])
