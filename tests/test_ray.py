@@ -7,6 +7,7 @@ Ray is an optional extra: without it these tests skip, except where BADUGI_REQUI
 
 import dataclasses
 import os
+import re
 import shutil
 
 import numpy as np
@@ -68,6 +69,10 @@ def test_actors_compute_the_one_process_bits(cluster, actors):
         engine.run_iterations(12)
         assert np.array_equal(engine.regret, one.regret)
         assert np.array_equal(engine.strat_sum, one.strat_sum)
+        # Each actor's seconds of update walks an iteration, for the progress line; then none new.
+        assert re.fullmatch(r"actors " + "/".join([r"\d+\.\d\d"] * actors) + " s an iteration",
+                            engine.progress_note())
+        assert engine.progress_note() == "" and one.progress_note() == ""
         # Piece-by-piece digests (what the benchmark compares at cap 4, where gathering costs memory).
         assert engine.digests() == piece_digests(one.walker, one.regret, one.strat_sum, actors)
         if actors == 2:
@@ -203,7 +208,11 @@ def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
     one.run_iterations(20)
     engine = StreamedRayEngine(GameSetup(config, streamed=True), address=cluster, actors=actors, actor_cpus=0.5)
     try:
-        engine.run_iterations(20)
+        engine.run_iterations(10)
+        # Its groups dealt again (each actor's to the next: the storage moves), mid-run.
+        engine.rebalance(engine.blocks[1:] + engine.blocks[:1])
+        engine.run_iterations(10)
+        assert engine.balanced is not None   # (dealt by measured cost after iteration 4, or kept)
         assert np.array_equal(engine.regret, one.regret) and np.array_equal(engine.strat_sum, one.strat_sum)
         assert engine.exploitability() == one.exploitability()
         assert engine.progress_exploitability() == one.progress_exploitability()
@@ -216,6 +225,39 @@ def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
         if game == "full":   # the real game itself: its checks are the certificate
             assert engine.exact_progress and engine.exploitability() == engine.progress_exploitability()
             assert len(np.unique(engine.cut_group)) == len(engine.cut_group)
+    finally:
+        engine.shutdown()
+
+
+def test_streamed_actors_are_dealt_by_measured_cost(cluster, monkeypatch):
+    """After the first iteration and three measured ones the groups are dealt again by the seconds
+    their update walks took (here always: any gain), the storage moving with them; the progress
+    line says each actor's seconds an iteration and the new deal; the bits are one process's. A
+    deal that splits a group is refused."""
+    import solver.cfr.streamed_ray as streamed_ray
+
+    import solver.cfr.solve as solve_module
+
+    monkeypatch.setattr(streamed_ray, "BALANCE_GAIN", -1.0)
+    monkeypatch.setattr(solve_module, "PROGRESS_SECONDS", 0.0)
+    config = _tiny_recall()
+    lines = []
+    one = solve(config, iterations=12, streamed=True)
+    result = solve(config, iterations=12, streamed=True, ray=RaySetup(cluster, 3, 0.5), check_every=2,
+                   progress=lines.append)
+    engine = result.engine
+    try:
+        assert engine.balanced.iteration == 4 and engine.balanced.moved
+        assert len(engine.balanced.before) == len(engine.balanced.after) == 3
+        assert any("dealt by measured cost after iteration 4" in line for line in lines)
+        assert any(re.search(r"\(actors \d+\.\d\d/\d+\.\d\d/\d+\.\d\d s an iteration", line) for line in lines)
+        assert np.array_equal(engine.regret, one.engine.regret) and np.array_equal(engine.strat_sum,
+                                                                                     one.engine.strat_sum)
+        group = engine.cut_group
+        split = [c for c in range(len(group)) if (group == group[c]).sum() > 1][0]
+        blocks = [np.array([split]), np.delete(np.arange(len(group)), split), np.array([], np.int64)]
+        with pytest.raises(RayError, match="whole groups"):
+            engine.rebalance(blocks)
     finally:
         engine.shutdown()
 

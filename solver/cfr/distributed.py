@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from typing import NamedTuple
 
 import numba
@@ -104,11 +105,13 @@ class SubtreeActor:
         self.cuts = Cuts(nodes, index, np.zeros((len(nodes), 3, n)), np.zeros((len(nodes), n)))
         self.regret = np.zeros(self.shard.n_entries, np.float32)
         self.strat_sum = np.zeros(self.shard.n_entries, np.float32)
+        self.update_seconds = 0.0
 
     def walk(self, traverser: int, policy: int, discount: dict, reach: np.ndarray) -> np.ndarray:
         """Walk every owned subtree from ``reach`` (cuts, 3, N); their values (cuts, N). Update
         walks play and update the regrets; best-response and evaluate walks play the sums."""
         w = self.walker
+        t0 = time.perf_counter()
         self.cuts.reach[:] = reach
         update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
         play = self.regret if update else self.strat_sum
@@ -116,7 +119,13 @@ class SubtreeActor:
         groups = (kernels.make_discount(**discount), w.tree_arrays, self.layout_arrays, w.draws, read_only(play),
                   regret, strat_sum)
         walk_cuts(traverser, policy, groups, self.cuts, w.works, w.no_record, numba.get_num_threads())
+        if update:
+            self.update_seconds += time.perf_counter() - t0
         return self.cuts.value.copy()
+
+    def seconds(self) -> float:
+        """Seconds its update walks took so far."""
+        return self.update_seconds
 
     def get(self) -> tuple[np.ndarray, np.ndarray]:
         return self.regret, self.strat_sum
@@ -243,6 +252,17 @@ class RayEngine(Engine):
     def _update_walk(self, seat: int, policy: int, discount) -> None:
         """Engine.run_iterations's update walks, over the actors' subtrees."""
         self._walk(seat, policy, discount)
+        self._updates += 1
+
+    def progress_note(self) -> str:
+        """Each actor's seconds of update walks an iteration since the last note."""
+        try:
+            totals = np.array(self._ray.get([a.seconds.remote() for a in self.actors]))
+        except self._ray.exceptions.RayError:   # (a lost actor: the solve finds it at its next walk)
+            return ""
+        note = actor_seconds(totals - self._said[0], (self._updates - self._said[1]) / 2)
+        self._said = (totals, self._updates)
+        return note
 
     def exploitability(self) -> Exploitability:
         no = kernels.NO_UPDATE
@@ -359,6 +379,7 @@ class RayEngine(Engine):
         remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0)(SubtreeActor)
         threads = max(1, int(self._actor_cpus))
         self.actors = [remote.remote(self.config, self.layout.row_of, block, threads) for block in self.blocks]
+        self._updates, self._said = 0, (np.zeros(len(self.actors)), 0)   # update walks; at the last note
         self._regret = np.zeros(self.trunk.n_entries, np.float32)
         self._strat_sum = np.zeros(self.trunk.n_entries, np.float32)
 
@@ -366,6 +387,14 @@ class RayEngine(Engine):
         """Kill the actors (their shards are lost: gather or checkpoint first)."""
         kill_actors(self._ray, self.actors)
         self.actors = []
+
+
+def actor_seconds(seconds: np.ndarray, iterations: float) -> str:
+    """A progress line's note of each actor's ``seconds`` of update walks over ``iterations``
+    ("" if none)."""
+    if iterations <= 0:
+        return ""
+    return "actors " + "/".join(f"{x:.2f}" for x in seconds / iterations) + " s an iteration"
 
 
 def kill_actors(ray, actors) -> None:

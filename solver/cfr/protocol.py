@@ -86,9 +86,12 @@ class SolverEngine(Protocol):
     def average_probability_chunks(self, max_entries: int = 1 << 24) -> Iterator[np.ndarray]:
         """The average strategy in the layout's order, float32 chunks of whole slots."""
 
+    def progress_note(self) -> str:
+        """What a progress line adds (a Ray run: each actor's seconds an iteration); "" if nothing."""
+
 
 PROTOCOL_METHODS = ("run_iterations", "progress_exploitability", "exploitability", "checkpoint_state", "restore",
-                    "reset_storage", "restart", "shutdown", "average_probability_chunks")
+                    "reset_storage", "restart", "shutdown", "average_probability_chunks", "progress_note")
 PROTOCOL_ATTRIBUTES = tuple(SolverEngine.__annotations__)
 
 
@@ -119,3 +122,7 @@ class StorageHere:
 
     def shutdown(self) -> None:
         """Nothing to let go of."""
+
+    def progress_note(self) -> str:
+        """Nothing to add to a progress line: the work is in this process."""
+        return ""

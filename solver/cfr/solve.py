@@ -483,8 +483,9 @@ def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations
                     spent = base + time.perf_counter() - start - certifying
                     convergence.append((engine.iteration, spent, x.exploitability_mbb))
                     if time.perf_counter() - last_said >= PROGRESS_SECONDS:
+                        note = engine.progress_note()
                         say(_progress_line(engine.iteration, x, spent, iterations, target_mbb, time_limit,
-                                           iter_seconds, convergence))
+                                           iter_seconds, convergence) + (f"  ({note})" if note else ""))
                         last_said = time.perf_counter()
                     checks_seconds += check_seconds
                     next_check = engine.iteration + (check_every or next_check_gap(

@@ -217,27 +217,35 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
     return kernels.root_total(deal_prob, root_value[0])
 
 
-def balance_groups(members: list, threads: int) -> list[list[int]]:
-    """Groups (each a list of its cuts, increasing) dealt to ``threads``: largest first, each to
-    the thread with the fewest cuts so far; per thread the indices of its groups, in the order
-    dealt (a thread may get none)."""
+def balance_groups(members: list, threads: int, cost: list | None = None) -> list[list[int]]:
+    """Groups (each a list of its cuts, increasing) dealt to ``threads``: costliest first, each to
+    the thread with the least cost so far; per thread the indices of its groups, in the order
+    dealt (a thread may get none). ``cost``: each group's (measured seconds, say); by default its
+    number of cuts."""
+    cost = [len(m) for m in members] if cost is None else list(cost)
     load, owned = [0] * threads, [[] for _ in range(threads)]
-    for g in sorted(range(len(members)), key=lambda g: (-len(members[g]), int(members[g][0]))):
+    for g in sorted(range(len(members)), key=lambda g: (-cost[g], -len(members[g]), int(members[g][0]))):
         k = min(range(threads), key=lambda t: (load[t], t))
-        load[k] += len(members[g])
+        load[k] += cost[g]
         owned[k].append(g)
     return owned
 
 
-def group_chunks(cut_group: np.ndarray, threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cuts in ``threads`` chunks, whole groups each (:func:`kernels.cut_groups`; dealt by
-    :func:`balance_groups`); within a chunk in increasing order: ``(cuts, starts)`` for
-    :func:`update_streamed`."""
+def cut_members(cut_group: np.ndarray) -> tuple[list[int], list[list[int]]]:
+    """Each group's name (its first cut) and its cuts, increasing, in the order of the names."""
     groups: dict[int, list[int]] = {}
     for c, g in enumerate(cut_group.tolist()):
         groups.setdefault(g, []).append(c)
-    members = list(groups.values())
-    owned = [[c for g in part for c in members[g]] for part in balance_groups(members, threads)]
+    return list(groups), list(groups.values())
+
+
+def group_chunks(cut_group: np.ndarray, threads: int, cost: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Cuts in ``threads`` chunks, whole groups each (:func:`kernels.cut_groups`; dealt by
+    :func:`balance_groups`, by ``cost``: each group's by its name, if given); within a chunk in
+    increasing order: ``(cuts, starts)`` for :func:`update_streamed`."""
+    names, members = cut_members(cut_group)
+    costs = None if cost is None else [cost[name] for name in names]
+    owned = [[c for g in part for c in members[g]] for part in balance_groups(members, threads, costs)]
     cuts = np.array([c for part in owned for c in sorted(part)], np.int64)
     starts = np.concatenate([[0], np.cumsum([len(part) for part in owned])]).astype(np.int64)
     return cuts, starts

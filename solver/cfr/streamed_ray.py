@@ -24,6 +24,7 @@ Float32 storage; 16-bit storage and locks are refused.
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numba
@@ -34,9 +35,10 @@ from ..game.plan import format_bytes
 from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
-from .distributed import ActorLost, RayError, connect, kill_actors
+from .distributed import ActorLost, RayError, actor_seconds, connect, kill_actors
 from .engine import DEFAULT_ALGORITHM
-from .streamed import StreamedArrays, _trunk_walk, cut_entries, group_chunks, streamed_arrays
+from .streamed import (StreamedArrays, _trunk_walk, balance_groups, cut_entries, cut_members, group_chunks,
+                       streamed_arrays)
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
 
 
@@ -52,6 +54,24 @@ from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, re
 ACTOR_BASE_BYTES = 250 << 20
 LAYOUT_BUILD_FACTOR = 2.5
 CUT_TABLE_BYTES = 4 * 8       # per decision node of its cuts: the entry table and the copies made finding its slots
+
+
+class Balance(NamedTuple):
+    """The deal of groups by measured cost (:meth:`StreamedRayEngine.run_iterations`)."""
+
+    iteration: int        # measured up to
+    before: list          # each actor's seconds of update walks an iteration, as dealt
+    after: list           # as the measured costs deal them
+    moved: bool           # whether the groups were dealt again
+
+    def describe(self) -> str:
+        def shares(xs):
+            return "/".join(f"{x:.2f}" for x in xs)
+
+        if self.moved:
+            return f"dealt by measured cost after iteration {self.iteration}: {shares(self.before)} -> " \
+                   f"{shares(self.after)} s"
+        return f"measured {shares(self.before)} s after iteration {self.iteration}: the deal kept"
 
 
 class GameParts(NamedTuple):
@@ -205,28 +225,60 @@ class GroupsActor:
         self.regret = np.zeros(n, np.float32)
         self.strat_sum = np.zeros(n, np.float32)
         self.delta = np.zeros(n, np.float32)
-        chunks = group_chunks(kernels.cut_groups(self.abstract.tree, layout.n_slots), numba.get_num_threads())
-        self.chunks = [chunk for chunk in _chunks(*chunks) if len(chunk)]
+        # Its groups (each one's cuts, increasing, in local numbers), walked one call each and
+        # timed: its threads take them as measured costs deal them (any deal: the same bits).
+        _, members = cut_members(kernels.cut_groups(self.abstract.tree, layout.n_slots))
+        self.groups = [np.array(m, np.int64) for m in members]
+        self.group_seconds = np.zeros(len(self.groups))
+        self.update_seconds = 0.0
+        self._deal()
+
+    def _deal(self) -> None:
+        """Its groups dealt to its threads: by the seconds their update walks took so far (by
+        their number of cuts before any)."""
+        cost = self.group_seconds.tolist() if self.group_seconds.any() else None
+        self.thread_groups = [part for part in balance_groups(self.groups, numba.get_num_threads(), cost) if part]
 
     def entries(self) -> tuple[np.ndarray, np.ndarray]:
         """Its slots (layout numbering) and their first local entries (the last: the total)."""
         return self.slots, self.slot_offset
 
-    def _walk(self, arrays, traverser, policy, discount, reach, play, regret, strat_sum, skip):
+    def costs(self) -> tuple[list, np.ndarray]:
+        """Its groups' cuts (the game's numbers) and the seconds their update walks took so far."""
+        return [self.cut_ids[g] for g in self.groups], self.group_seconds.copy()
+
+    def _walk(self, arrays, traverser, policy, discount, reach, play, regret, strat_sum, skip, timed=False):
         tree = arrays.tree
         tree.cuts.reach[...] = reach
-        in_threads(len(self.chunks), lambda k: kernels.walk_cut_chunk(
-            self.chunks[k], skip, traverser, policy, discount, tree, arrays.draws, read_only(play), regret, strat_sum,
-            arrays.shape_record, np.uint64(0)))
+        seconds = self.group_seconds
+
+        def walk(k):
+            for g in self.thread_groups[k]:   # (each group on one thread: its own seconds)
+                t0 = time.perf_counter()
+                kernels.walk_cut_chunk(self.groups[g], skip, traverser, policy, discount, tree, arrays.draws,
+                                       read_only(play), regret, strat_sum, arrays.shape_record, np.uint64(0))
+                if timed:
+                    seconds[g] += time.perf_counter() - t0
+
+        in_threads(len(self.thread_groups), walk)
         return tree.cuts.value.copy()
 
-    def update(self, traverser: int, policy: int, sum_weight: float, reach: np.ndarray, settle: tuple) -> np.ndarray:
+    def update(self, traverser: int, policy: int, sum_weight: float, reach: np.ndarray, settle: tuple
+               ) -> np.ndarray:
         """One seat's update walk below its cuts from ``reach`` (cuts, 3, states), then its slots'
-        regrets settled (``settle``: pos_scale, neg_scale, floor); the cuts' values."""
+        regrets settled (``settle``: pos_scale, neg_scale, floor); the cuts' values (its threads
+        then take its groups as the seconds so far deal them)."""
+        t0 = time.perf_counter()
         values = self._walk(self.abstract, traverser, policy, kernels.make_discount(sum_weight=sum_weight), reach,
-                            self.regret, self.delta, self.strat_sum, policy != kernels.UPDATE)
+                            self.regret, self.delta, self.strat_sum, policy != kernels.UPDATE, timed=True)
         kernels.settle_seat(self.regret, self.delta, self.slot_offset, self.slot_seat, traverser, *settle)
+        self.update_seconds += time.perf_counter() - t0
+        self._deal()
         return values
+
+    def seconds(self) -> float:
+        """Seconds its update walks took so far (the regrets settled included)."""
+        return self.update_seconds
 
     def check(self, traverser: int, policy: int, certify: bool, reach: np.ndarray) -> np.ndarray:
         """A best-response or evaluate walk below its cuts against its average strategy, in the
@@ -254,6 +306,11 @@ class GroupsActor:
 
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
+
+# Streamed actors deal their groups again once, by the seconds their update walks took over this
+# many iterations (after the first, which may compile), if the slowest actor's share falls by this.
+BALANCE_ITERATIONS = 3
+BALANCE_GAIN = 0.05
 
 # Entries an actor sends or takes in one call (float32 regrets and sums: 32 MB a piece, both ways).
 TRANSFER_ENTRIES = 1 << 22
@@ -283,14 +340,16 @@ class StreamedRayEngine(AbstractEngine):
 
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
                  actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0,
-                 actor_memory: int | None = None):
+                 actor_memory: int | None = None, balance: bool = True):
         """``actor_memory``: bytes each actor asks Ray for (its ``memory`` resource): a solve whose
         actors' planned peak (:func:`plan_actors`) is more, or that the cluster's nodes cannot
-        place, is a one-line RayError."""
+        place, is a one-line RayError. ``balance``: deal the groups again by their measured cost
+        once (:meth:`run_iterations`)."""
         if actors < 1:
             raise RayError(f"--actors must be at least 1, got {actors}")
         self._ray = connect(address, actors)
         self._n_actors, self._actor_cpus, self._actor_memory = actors, actor_cpus, actor_memory
+        self.balance, self.balanced, self._balance_said = balance, None, False
         self.actors: list = []
         AbstractEngine.__init__(self, config, algorithm, check_memory=False, row_of=row_of)
 
@@ -347,6 +406,8 @@ class StreamedRayEngine(AbstractEngine):
         remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0, **memory)(GroupsActor)
         threads = max(1, int(self._actor_cpus))
         self.actors = [remote.remote(self.config, self.setup.row_of, block, threads) for block in self.blocks]
+        self._run, self._costs_from = 0, None                     # iterations since the actors started
+        self._said = (np.zeros(len(self.actors)), 0)             # actors' seconds and iterations at the last note
         n = int(self._trunk_offset[-1])
         self._regret, self._strat_sum, self._delta = (np.zeros(n, np.float32) for _ in range(3))
         self._owned = self._get(a.entries.remote() for a in self.actors)   # per actor: (slots, local offsets)
@@ -428,6 +489,68 @@ class StreamedRayEngine(AbstractEngine):
                 if discount.floor > 0.0:
                     self._discount("regret", seat, 1.0, 1.0, True)
             self.iteration = t
+            self._run += 1
+            if self.balance and self.balanced is None and len(self.actors) > 1:
+                if self._run == 1:   # (the first iteration's walks may compile: not measured)
+                    self._costs_from = self._group_costs()
+                elif self._run == 1 + BALANCE_ITERATIONS:
+                    self._balance()
+
+    # -- balance ------------------------------------------------------------------
+    def _group_costs(self) -> dict:
+        """Each group's cuts and the seconds its update walks took so far, by its name (first cut)."""
+        costs = {}
+        for cuts, seconds in self._get(a.costs.remote() for a in self.actors):
+            for members, spent in zip(cuts, seconds):
+                costs[int(members[0])] = (members, float(spent))
+        return costs
+
+    def _balance(self) -> None:
+        """Deal the groups to the actors again by the seconds their update walks took over the
+        last :data:`BALANCE_ITERATIONS` iterations (costliest first, each to the actor with the least
+        so far), if that takes the slowest actor's share down by :data:`BALANCE_GAIN` at least:
+        the storage moves as a checkpoint would (gathered, then handed out)."""
+        now = self._group_costs()
+        cost = {name: now[name][1] - self._costs_from[name][1] for name in now}
+        loads = [sum(cost[int(c)] for c in block if int(c) in cost) for block in self.blocks]
+        names = sorted(now)
+        members = [now[name][0].tolist() for name in names]
+        deal = balance_groups(members, len(self.actors), [cost[name] for name in names])
+        blocks = [np.array(sorted(c for g in part for c in members[g]), np.int64) for part in deal]
+        new = [sum(cost[names[g]] for g in part) for part in deal]
+        moved = all(len(b) for b in blocks) and max(new) < (1 - BALANCE_GAIN) * max(loads)
+        if moved:
+            self.rebalance(blocks)
+        per = BALANCE_ITERATIONS
+        self.balanced = Balance(self.iteration, [x / per for x in loads], [x / per for x in new], moved)
+
+    def rebalance(self, blocks: list) -> None:
+        """Give the actors these cuts (whole groups each, every cut once): the storage gathered,
+        new actors started on them, the storage handed out (the same bits)."""
+        covered = np.sort(np.concatenate(blocks))
+        if not np.array_equal(covered, np.arange(len(self.cut_group))) or any(
+                set(self.cut_group[b]) & set(np.delete(self.cut_group, b)) for b in blocks):
+            raise RayError("a deal of the subtrees must give every cut once, whole groups to each actor")
+        regret, strat_sum = self.regret, self.strat_sum
+        self.blocks = [np.sort(np.asarray(b, np.int64)) for b in blocks]
+        self.restart()
+        self.load_storage(regret, strat_sum)
+
+    def progress_note(self) -> str:
+        """Each actor's seconds of update walks an iteration since the last note, and the deal by
+        measured cost when it was made."""
+        try:
+            totals = np.array(self._get(a.seconds.remote() for a in self.actors))
+        except RayError:   # (a lost actor: the solve finds it at its next walk)
+            return ""
+        said, at = self._said
+        done = self._run - at
+        self._said = (totals, self._run)
+        notes = [actor_seconds(totals - said, done)] if done > 0 else []
+        if self.balanced is not None and not self._balance_said:
+            self._balance_said = True
+            notes.append(self.balanced.describe())
+        return "; ".join(notes)
 
     def _walk(self, arrays, deal: np.ndarray, traverser: int, policy: int, storage: tuple, below, settle=None) -> float:
         """One whole walk (as :func:`solver.cfr.streamed.update_streamed` and
