@@ -157,6 +157,50 @@ def test_a_lost_actor_changes_nothing(cluster, tmp_path, monkeypatch):
     assert (tmp_path / "ray" / "strategy.npz").read_bytes() == (tmp_path / "one" / "strategy.npz").read_bytes()
 
 
+def test_a_locked_game_on_actors_is_the_one_process_locked_solve(cluster, tmp_path):
+    """Node locks on Ray: each actor plays, keeps (best responses) and reports (average strategy)
+    the locks at its own nodes, the driver those of the trunk: after 30 iterations on 2 actors the
+    storage, the certificate and the strategy file are the one-process locked solve's."""
+    from solver.cfr.locks import LockFile
+
+    lock = LockFile.parse("[[lock]]\nseat = 'big blind'\nhands = '1-card *'\nprobabilities = { pat = 0.0 }\n"
+                          "[[lock]]\nseat = 'button'\nhistory = ''\nprobabilities = { c = 0.75 }\n", "test")
+    config = load_preset("tiny-single-draw")
+    one = solve(config, iterations=30, out_dir=tmp_path / "one", locks=lock)
+    result = solve(config, iterations=30, out_dir=tmp_path / "ray", locks=lock, ray=RaySetup(cluster, 2, 0.5))
+    engine = result.engine
+    try:
+        assert engine.locks.n_pairs == one.engine.locks.n_pairs > 0 and engine.scales is None
+        assert np.array_equal(engine.regret, one.engine.regret)
+        assert np.array_equal(engine.strat_sum, one.engine.strat_sum)
+        assert np.array_equal(engine.average_sums(), one.engine.average_sums())
+        a, b = engine.exploitability(), one.engine.exploitability()
+        for field in ("br_button", "br_big_blind", "game_value"):
+            assert getattr(a, field) == pytest.approx(getattr(b, field), rel=1e-13, abs=1e-15)
+    finally:
+        engine.shutdown()
+    assert (tmp_path / "ray" / "strategy.npz").read_bytes() == (tmp_path / "one" / "strategy.npz").read_bytes()
+    assert (tmp_path / "ray" / "lock.toml").read_text() == (tmp_path / "one" / "lock.toml").read_text()
+
+
+def test_a_failing_actor_call_is_an_error_not_a_lost_actor(cluster):
+    """A call an actor raises on is a one-line RayError (the solve stops: run again it would fail
+    again); only an actor that died is ActorLost (replaced from the checkpoint)."""
+    from solver.cfr.distributed import ActorLost, ray_results
+
+    engine = RayEngine(load_preset("tiny-single-draw"), address=cluster, actors=2, actor_cpus=0.5)
+    try:
+        with pytest.raises(RayError, match="a Ray actor failed during a test: .*Error") as caught:
+            bad = engine.actors[0].walk.remote(0, 0, {"no_such": 1}, np.zeros((1, 1, 1)))
+            ray_results(ray, [bad], "during a test")
+        assert not isinstance(caught.value, ActorLost)
+        ray.kill(engine.actors[1])
+        with pytest.raises(ActorLost, match="lost during a test"):
+            ray_results(ray, [engine.actors[1].seconds.remote()], "during a test")
+    finally:
+        engine.shutdown()
+
+
 def test_shards_cover_the_layout_once():
     config = load_preset("tiny-single-draw")
     engine = Engine(config)
@@ -185,6 +229,13 @@ def test_what_ray_refuses(cluster, capsys):
         StreamedRayEngine(dataclasses.replace(_tiny_recall(), recall=2), address=cluster, actors=4)
     with pytest.raises(RayError, match="without draws"):
         RayEngine(load_preset("tiny-no-draw"), address=cluster, actors=2)
+    with pytest.raises(RayError, match="--actor-memory is for streamed actors"):
+        solve(load_preset("tiny-single-draw"), iterations=1, ray=RaySetup(cluster, 2, 0.5, 2 ** 30))
+    from solver.cfr.locks import LockError, LockFile
+
+    lock = LockFile.parse("[[lock]]\nseat = 'button'\nhistory = ''\nprobabilities = { r = 0.0 }\n", "test")
+    with pytest.raises(LockError, match="node locking needs a game whose tree is built"):
+        solve(_tiny_recall(), iterations=1, streamed=True, locks=lock, ray=RaySetup(cluster, 2, 0.5))
     assert main(["solve", "--preset", "tiny-single-draw", "--iterations", "2", "--ray", cluster,
                  "--actors", "0"]) == 2
     assert "--actors must be an integer of at least 1, got 0" in capsys.readouterr().err

@@ -38,6 +38,7 @@ from . import kernels
 from .engine import DEFAULT_ALGORITHM, Engine
 from .files import SHARD_DIR, save_shard
 from .kernels import Cuts
+from .locks import LockError, compile_locks
 from .protocol import CheckpointState
 from .shards import Shard, assemble, copy_overlap, cut_shard, read_shard, trunk_shard  # noqa: F401
 from .walker import NO_STORAGE, Exploitability, Walker, read_only, walk_cuts
@@ -89,7 +90,10 @@ class SubtreeActor:
     """The regrets and strategy sums of a block of subtrees, and the walks below their cuts
     (wrapped by ``ray.remote`` in :class:`RayEngine`; plain Python otherwise)."""
 
-    def __init__(self, config: GameConfig, row_of: np.ndarray, cut_ids: np.ndarray, threads: int = 0):
+    def __init__(self, config: GameConfig, row_of: np.ndarray, cut_ids: np.ndarray, threads: int = 0,
+                 lock_file=None):
+        """``lock_file``: a locked solve's :class:`solver.cfr.locks.LockFile` (the locks at its
+        own nodes are played, kept by best responses, and in its average strategy)."""
         if threads > 0:
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         walker = _game(config, row_of)
@@ -106,6 +110,20 @@ class SubtreeActor:
         self.regret = np.zeros(self.shard.n_entries, np.float32)
         self.strat_sum = np.zeros(self.shard.n_entries, np.float32)
         self.update_seconds = 0.0
+        self.locks, self._play = None, None
+        if lock_file is not None:
+            self.locks = compile_locks(lock_file, tree, walker.model.legal).within(self.layout_arrays.entry_offset)
+            self.layout_arrays = self.layout_arrays._replace(lock_code=self.locks.codes(
+                tree, self.layout_arrays.entry_offset, walker.layout.row_width, self.shard.n_entries))
+            self._play = np.empty(self.shard.n_entries, np.float32)
+
+    def _locked(self, storage: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``storage`` with its locked rows replaced by their strategy (itself, unlocked)."""
+        if self.locks is None:
+            return storage
+        w = self.walker
+        return self.locks.play(w.tree, self.layout_arrays.entry_offset, w.layout.row_width, w.layout.class_legal,
+                               storage, np.empty_like(storage) if out is None else out)
 
     def walk(self, traverser: int, policy: int, discount: dict, reach: np.ndarray) -> np.ndarray:
         """Walk every owned subtree from ``reach`` (cuts, 3, N); their values (cuts, N). Update
@@ -114,7 +132,7 @@ class SubtreeActor:
         t0 = time.perf_counter()
         self.cuts.reach[:] = reach
         update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
-        play = self.regret if update else self.strat_sum
+        play = self._locked(self.regret, self._play) if update else self._locked(self.strat_sum)
         regret, strat_sum = (self.regret, self.strat_sum) if update else (NO_STORAGE, NO_STORAGE)
         groups = (kernels.make_discount(**discount), w.tree_arrays, self.layout_arrays, w.draws, read_only(play),
                   regret, strat_sum)
@@ -155,8 +173,9 @@ class SubtreeActor:
         return storage_digests(self.regret, self.strat_sum)
 
     def sums_in(self, a: int, b: int) -> np.ndarray:
-        """This shard's strategy sums of entries ``a..b-1``, packed (see :meth:`Shard.pack`)."""
-        return self.shard.pack(self.strat_sum, a, b)
+        """This shard's strategy sums of entries ``a..b-1``, packed (see :meth:`Shard.pack`); a locked
+        row's are its lock's."""
+        return self.shard.pack(self._locked(self.strat_sum), a, b)
 
     def pid(self) -> int:
         return os.getpid()
@@ -203,11 +222,18 @@ class RayEngine(Engine):
                  locks=None):
         if actors < 1:
             raise RayError(f"--actors must be at least 1, got {actors}")
-        if locks is not None:
-            raise RayError("node locking does not run on Ray yet: solve locked games in one process")
         ray = connect(address, actors)
         # The storage is split, not allocated here: only the tree must fit (every process builds it).
         Engine.__init__(self, config, algorithm, check_memory=False, row_of=row_of, allocate=False)
+        self._lock_file = locks
+        if locks is not None:   # (Engine.set_locks's checks; the locks are played where each part is stored)
+            if not self.schedule.row.lockable:
+                raise LockError(f"{self.algorithm} solves cannot be locked")
+            if self.layout.bucketed or self.layout.shares_slots:
+                raise LockError(f"{self.config.describe()}: node locking needs a game solved at full resolution "
+                                "(no card buckets, the whole history remembered): a lock names hands, not buckets")
+            self.locks = compile_locks(locks, self.tree, self.model.legal)
+            self.scales = None   # (locked rows are played from a copy: walks that discount every entry)
         if check_memory:
             self.plan.check_tree_fits()
         walker = self.walker
@@ -218,6 +244,11 @@ class RayEngine(Engine):
         self.blocks = split_cuts(walker, actors)
         self.trunk = trunk_shard(walker)
         self._trunk_layout = walker.layout_arrays._replace(entry_offset=self.trunk.entry_offset(self.tree.n_nodes))
+        if self.locks is not None:
+            offsets = self._trunk_layout.entry_offset
+            self._trunk_locks = self.locks.within(offsets)
+            self._trunk_layout = self._trunk_layout._replace(lock_code=self._trunk_locks.codes(
+                self.tree, offsets, self.layout.row_width, self.trunk.n_entries))
         self._cuts = walker.table_cuts
         self._ray = ray
         self._actor_cpus = actor_cpus
@@ -232,22 +263,25 @@ class RayEngine(Engine):
         n = w.n_states
         root_value = np.zeros((1, n))
         update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
-        play = read_only(self._regret if update else self._strat_sum)
+        play = read_only(self._trunk_locked(self._regret if update else self._strat_sum))
         regret, strat_sum = (self._regret, self._strat_sum) if update else (NO_STORAGE, NO_STORAGE)
         groups = (discount, w.tree_arrays, self._trunk_layout, w.draws, play, regret, strat_sum, cuts, w.works[0],
                   w.no_record)
         kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.COLLECT, *groups)
         futures = [actor.walk.remote(traverser, policy, discount._asdict(), cuts.reach[block])
                    for actor, block in zip(self.actors, self.blocks)]
-        try:
-            results = self._ray.get(futures)
-        except self._ray.exceptions.RayError as error:
-            raise ActorLost(f"a Ray actor was lost during iteration {self.iteration + 1} "
-                            f"({type(error).__name__})") from None
+        results = ray_results(self._ray, futures, f"during iteration {self.iteration + 1}")
         for block, values in zip(self.blocks, results):
             cuts.value[block] = values
         kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups)
         return kernels.root_total(deal, root_value[0])
+
+    def _trunk_locked(self, storage: np.ndarray) -> np.ndarray:
+        """The trunk's ``storage`` with its locked rows replaced by their strategy (itself, unlocked)."""
+        if self.locks is None:
+            return storage
+        return self._trunk_locks.play(self.tree, self._trunk_layout.entry_offset, self.layout.row_width,
+                                      self.layout.class_legal, storage, np.empty_like(storage))
 
     def _update_walk(self, seat: int, policy: int, discount) -> None:
         """Engine.run_iterations's update walks, over the actors' subtrees."""
@@ -303,7 +337,12 @@ class RayEngine(Engine):
                        for actor, shard in zip(self.actors, self.shards)])
 
     def average_sums(self) -> np.ndarray:
-        return self.strat_sum
+        """Every shard's strategy sums, locked rows replaced by their lock."""
+        sums = self.strat_sum
+        if self.locks is not None:
+            self.locks.play(self.tree, self.layout.entry_offset, self.layout.row_width, self.layout.class_legal, sums,
+                            sums)
+        return sums
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
         """The average strategy in the layout's order, chunk by chunk: each chunk's strategy sums
@@ -314,7 +353,7 @@ class RayEngine(Engine):
         for lo, hi in layout.slot_chunks(max_entries):
             a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
             chunk = np.zeros(b - a, np.float32)
-            self.trunk.unpack(self.trunk.pack(self._strat_sum, a, b), a, b, chunk)
+            self.trunk.unpack(self.trunk.pack(self._trunk_locked(self._strat_sum), a, b), a, b, chunk)
             parts = self._ray.get([actor.sums_in.remote(a, b) for actor in self.actors])
             for shard, values in zip(self.shards, parts):
                 shard.unpack(values, a, b, chunk)
@@ -335,11 +374,8 @@ class RayEngine(Engine):
         folder.mkdir(parents=True, exist_ok=True)
         tag = f"i{self.iteration}-"
         names = [f"{SHARD_DIR}/{tag}a{k}of{len(self.actors)}.npz" for k in range(len(self.actors))]
-        try:
-            self._ray.get([actor.save.remote(str(Path(path).parent / name))
-                           for actor, name in zip(self.actors, names)])
-        except self._ray.exceptions.RayError as error:
-            raise ActorLost(f"a Ray actor was lost writing the checkpoint ({type(error).__name__})") from None
+        ray_results(self._ray, [actor.save.remote(str(Path(path).parent / name))
+                                for actor, name in zip(self.actors, names)], "writing the checkpoint")
         current = set(names) | set(self._written)
         for old in folder.glob("*.npz"):
             if f"{SHARD_DIR}/{old.name}" not in current:
@@ -378,7 +414,8 @@ class RayEngine(Engine):
         self.shutdown()
         remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0)(SubtreeActor)
         threads = max(1, int(self._actor_cpus))
-        self.actors = [remote.remote(self.config, self.layout.row_of, block, threads) for block in self.blocks]
+        self.actors = [remote.remote(self.config, self.layout.row_of, block, threads, self._lock_file)
+                       for block in self.blocks]
         self._updates, self._said = 0, (np.zeros(len(self.actors)), 0)   # update walks; at the last note
         self._regret = np.zeros(self.trunk.n_entries, np.float32)
         self._strat_sum = np.zeros(self.trunk.n_entries, np.float32)
@@ -387,6 +424,18 @@ class RayEngine(Engine):
         """Kill the actors (their shards are lost: gather or checkpoint first)."""
         kill_actors(self._ray, self.actors)
         self.actors = []
+
+
+def ray_results(ray, futures, when: str) -> list:
+    """The results of actor calls. An actor that died is :class:`ActorLost` (the solve replaces
+    it from the last checkpoint); a call that raised is a RayError with its last line (run again
+    it would fail again: not retried)."""
+    try:
+        return ray.get(list(futures))
+    except ray.exceptions.RayActorError as error:
+        raise ActorLost(f"a Ray actor was lost {when} ({type(error).__name__})") from None
+    except ray.exceptions.RayTaskError as error:
+        raise RayError(f"a Ray actor failed {when}: {str(error).strip().splitlines()[-1]}") from None
 
 
 def actor_seconds(seconds: np.ndarray, iterations: float) -> str:

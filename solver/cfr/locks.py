@@ -52,6 +52,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -299,6 +300,24 @@ class Locks:
             fixed = self.variants[self.pair_variant[here], a]
             codes[base[here] + a * width[here]] = np.where(np.isnan(fixed), -1.0, fixed)
         return codes
+
+    def within(self, entry_offset: np.ndarray) -> "Locks":
+        """These locks at the nodes a storage part holds (``entry_offset`` >= 0: a Ray shard's)."""
+        mine = entry_offset[self.pair_node] >= 0
+        return dataclasses.replace(self, pair_node=self.pair_node[mine], pair_class=self.pair_class[mine],
+                                   pair_variant=self.pair_variant[mine])
+
+    def play(self, tree: PublicTree, entry_offset: np.ndarray, row_width: np.ndarray, class_legal: np.ndarray,
+             storage: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``storage`` (regrets, or strategy sums) with every locked row replaced by the strategy it
+        plays, into ``out`` (see :func:`lock_strategy`; ``entry_offset``: where each of these
+        locks' nodes is stored)."""
+        if out is not storage:
+            np.copyto(out, storage)
+        lock_strategy(storage, out, self.pair_node, self.pair_class, self.pair_variant, self.variants, entry_offset,
+                      tree.n_children.astype(np.int64), tree.kind, tree.round.astype(np.int64), row_width, class_legal,
+                      tree.seat.astype(np.int64), -1)
+        return out
 
     def node_mask(self, n_nodes: int) -> np.ndarray:
         mask = np.zeros(n_nodes, bool)

@@ -179,8 +179,6 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
         if config.storage_bits != 32:
             raise RayError(f"{config.describe()}: 16-bit storage does not run on Ray yet (drop storage_bits, or "
                            "solve it in one process)")
-        if locks is not None:
-            raise RayError("node locking does not run on Ray yet: solve locked games in one process")
         import_ray()
     if locks is not None:
         raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "

@@ -35,7 +35,7 @@ from ..game.plan import format_bytes
 from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
-from .distributed import ActorLost, RayError, actor_seconds, connect, kill_actors
+from .distributed import RayError, actor_seconds, connect, kill_actors, ray_results
 from .engine import DEFAULT_ALGORITHM
 from .streamed import (StreamedArrays, _trunk_walk, balance_groups, cut_entries, cut_members, group_chunks,
                        streamed_arrays)
@@ -418,17 +418,9 @@ class StreamedRayEngine(AbstractEngine):
         self.actors = []
 
     def _get(self, futures):
-        """The results of actor calls. An actor that died is :class:`ActorLost` (the solve replaces
-        it from the last checkpoint); one whose call raised is a RayError with its last line (run
-        again it would fail again)."""
-        exceptions = self._ray.exceptions
-        try:
-            return self._ray.get(list(futures))
-        except exceptions.RayActorError as error:
-            raise ActorLost(f"a Ray actor was lost during iteration {self.iteration + 1} "
-                            f"({type(error).__name__})") from None
-        except exceptions.RayTaskError as error:
-            raise RayError(f"a Ray actor failed: {str(error).strip().splitlines()[-1]}") from None
+        """The results of actor calls (:func:`solver.cfr.distributed.ray_results`: a dead actor is
+        :class:`ActorLost`, a failed call a RayError)."""
+        return ray_results(self._ray, futures, f"during iteration {self.iteration + 1}")
 
     # -- the storage, whole -------------------------------------------------
     def _gather(self, which: int) -> np.ndarray:
