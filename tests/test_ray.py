@@ -222,9 +222,6 @@ def test_what_ray_refuses(cluster, capsys):
 
     with pytest.raises(RayError, match="share slots"):
         RayEngine(dataclasses.replace(load_preset("tiny-double-draw"), recall=0), address=cluster, actors=2)
-    with pytest.raises(RayError, match="16-bit storage does not run on Ray yet"):
-        solve(dataclasses.replace(_tiny_recall(), storage_bits=16), iterations=1, streamed=True,
-              ray=RaySetup(cluster, 2, 0.5))
     with pytest.raises(RayError, match="at most that many actors"):
         StreamedRayEngine(dataclasses.replace(_tiny_recall(), recall=2), address=cluster, actors=4)
     with pytest.raises(RayError, match="without draws"):
@@ -243,19 +240,23 @@ def test_what_ray_refuses(cluster, capsys):
 
 # -- streamed actors (solver/cfr/streamed_ray.py) ----------------------------------------------
 @pytest.mark.parametrize("actors", [2, 4])
-@pytest.mark.parametrize("game", ["recall", "full"])
+@pytest.mark.parametrize("game", ["recall", "full", "recall-16-bit"])
 def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
-    """Triple draw at cap 2 over a streamed tree, in a recall layout with buckets or at full
-    resolution (every subtree its own group), its cut groups in 2 or 4 actors: after 20
-    iterations the regrets and strategy sums are the one-process engine's bit for bit, and so
-    are the abstract check and the certificate at full resolution (each actor walks its cuts in
-    the real game)."""
-    from solver.cfr.abstract import AbstractEngine
+    """Triple draw at cap 2 over a streamed tree, in a recall layout with buckets (float32 or
+    16-bit storage) or at full resolution (every subtree its own group), its cut groups in 2 or 4
+    actors: after 20 iterations the regrets and strategy sums (16-bit: the integers and every
+    row's scales) are the one-process engine's bit for bit, and so are the abstract check, the
+    certificate at full resolution (each actor walks its cuts in the real game) and the average
+    strategy."""
+    from solver.cfr.solve import make_engine
     from solver.game.setup import GameSetup
 
-    config = _tiny_recall() if game == "recall" else _tiny_triple()
-    assert config.cap == 2 and config.draws == 3 and (game == "recall") == config.abstracted
-    one = AbstractEngine(GameSetup(config, streamed=True))
+    config = _tiny_triple() if game == "full" else _tiny_recall()
+    if game == "recall-16-bit":
+        config = dataclasses.replace(config, storage_bits=16)
+    assert config.cap == 2 and config.draws == 3 and (game != "full") == config.abstracted
+    one = make_engine(GameSetup(config, streamed=True), streamed=True)
+    assert one.storage_bits == config.storage_bits
     one.run_iterations(20)
     engine = StreamedRayEngine(GameSetup(config, streamed=True), address=cluster, actors=actors, actor_cpus=0.5)
     try:
@@ -273,6 +274,13 @@ def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
             assert not set(engine.cut_group[block]) & set(np.delete(engine.cut_group, block))
         assert sum(int(base[-1]) for _, base in engine._owned) + len(engine._regret) == one.layout.n_entries
         assert "4 streamed actor(s)" in describe(engine) or actors == 2
+        assert np.array_equal(np.concatenate(list(engine.average_probability_chunks(5000))),
+                              np.concatenate(list(one.average_probability_chunks(5000))))
+        if game == "recall-16-bit":
+            assert engine.regret.dtype == np.int16 and engine.storage_bits == 16
+            regret_scale, sum_scale = engine._gather_scales()
+            assert np.array_equal(regret_scale, one.storage.regret_scale)
+            assert np.array_equal(sum_scale, one.storage.sum_scale)
         if game == "full":   # the real game itself: its checks are the certificate
             assert engine.exact_progress and engine.exploitability() == engine.progress_exploitability()
             assert len(np.unique(engine.cut_group)) == len(engine.cut_group)
@@ -358,13 +366,15 @@ def test_a_game_one_actor_cannot_hold_solves_on_four(cluster, tmp_path):
     assert (tmp_path / "ray" / "strategy.npz").read_bytes() == (tmp_path / "one" / "strategy.npz").read_bytes()
 
 
-def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, monkeypatch):
-    """``solve`` of the streamed game on Ray: 8 iterations on two actors resumed to 16 on three
-    write the one-process strategy file byte for byte; an actor killed at iteration 13 (a
-    checkpoint at every check) is replaced from the checkpoint with the same result."""
+@pytest.mark.parametrize("bits", [32, 16])
+def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, monkeypatch, bits):
+    """``solve`` of the streamed game on Ray (float32 or 16-bit storage): 8 iterations on two
+    actors resumed to 16 on three write the one-process strategy file byte for byte; an actor
+    killed at iteration 13 (a checkpoint at every check) is replaced from the checkpoint with the
+    same result."""
     import solver.cfr.solve as solve_module
 
-    config = _tiny_recall()
+    config = dataclasses.replace(_tiny_recall(), storage_bits=bits)
     solve(config, iterations=16, out_dir=tmp_path / "one", streamed=True)
     first = solve(config, iterations=8, out_dir=tmp_path / "ray", streamed=True, ray=RaySetup(cluster, 2, 0.5))
     first.engine.shutdown()

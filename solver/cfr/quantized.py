@@ -107,7 +107,7 @@ def _any_added(added, src, width):
 
 
 @njit(cache=True, inline="always")
-def _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row):
+def _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row, hashed):
     """:func:`encode_slots` of one row from what is stored plus ``added``, without floor: 1 if a
     value is not finite (the row then zero), else 0."""
     top = 0.0
@@ -131,14 +131,14 @@ def _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, 
     else:
         for b in range(width):
             x = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
-            u = float(mix(seed + np.uint64(dst + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            u = float(mix(seed + np.uint64(hashed + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
             q[dst + b] = min(max(np.floor(x * inv + u), low), levels)
     return 0
 
 
 @njit(cache=True, nogil=True)
 def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, values, added,
-                 floor, levels, low, seed, q, scale):
+                 floor, levels, low, seed, q, scale, hash_offset):
     """Rows of the listed slots of ``seat`` (all seats if ``seat`` < 0) back into 16 bits:
     ``values`` (empty: the rows as stored, read as :func:`decode_slots` reads them) plus
     ``added`` (if not empty) at their local entries, negative ones zero with ``floor``, each row
@@ -147,8 +147,9 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
     it visits; encoding the others again would only cost their time and their rounding).
     Rounding is to the nearest step, or with ``seed`` != 0 *stochastic*: up with probability the
     fraction of a step, from a hash of ``seed`` and the entry (unbiased, so additions far below a
-    step still add up; the same bits on every run). Returns the number of rows holding a
-    non-finite value (stored as zero)."""
+    step still add up; the same bits on every run): the entry as ``hash_offset`` numbers its slot's
+    (the layout's ``slot_offset``; a Ray actor's storage, numbered its own way, hashes the
+    layout's entries). Returns the number of rows holding a non-finite value (stored as zero)."""
     with_added = len(added) > 0
     stored = len(values) == 0
     bad = 0
@@ -161,13 +162,14 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
             src = local_base[k] + a * width
             row = row_base[s] + a
             dst = slot_offset[s] + a * width
+            hashed = hash_offset[s] + a * width
             if with_added and not _any_added(added, src, width):
                 continue
             old = scale[row]
             if stored and with_added and not floor:
                 # A walk's rows (what is stored plus what it added): loops without the other cases'
                 # branches (BENCHMARKS.md, "A cap-4 iteration in 16 bits").
-                bad += _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row)
+                bad += _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row, hashed)
                 continue
             # The row's largest magnitude, and whether every value is finite (x - x is NaN where x
             # is not).
@@ -206,7 +208,7 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                         x += np.float64(added[src + b])
                     if floor and x < 0.0:
                         x = 0.0
-                    u = float(mix(seed + np.uint64(dst + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+                    u = float(mix(seed + np.uint64(hashed + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
                     q[dst + b] = min(max(np.floor(x * inv + u), low), levels)
     return bad
 
@@ -251,11 +253,50 @@ def scale_seat_rows(slot_seat, seat, row_base, slot_actions, scale, factor):
 
 
 # -- storage ---------------------------------------------------------------------
-class QuantizedStorage:
-    """A layout's regrets and strategy sums in 16 bits with a float32 scale per action row."""
+class LocalSlots(NamedTuple):
+    """Some slots of a layout, numbered ``0..k-1`` with their own entries: what a
+    :class:`QuantizedStorage` of a Ray actor's part is laid out by (:func:`local_slots`)."""
 
-    def __init__(self, layout: StrategyLayout, regret=None, regret_scale=None, strat_sum=None, sum_scale=None):
+    slot_offset: np.ndarray    # (k + 1,) int64: each slot's first entry here
+    slot_seat: np.ndarray
+    slot_actions: np.ndarray
+    slot_round: np.ndarray
+    row_width: np.ndarray      # (rounds,) the layout's
+    hash_offset: np.ndarray    # (k,) each slot's first entry in the layout (stochastic rounding hashes it)
+    row_ids: np.ndarray        # (rows,) each row's number in the layout
+
+    @property
+    def n_slots(self) -> int:
+        return len(self.slot_seat)
+
+    @property
+    def n_entries(self) -> int:
+        return int(self.slot_offset[-1])
+
+
+def local_slots(layout: StrategyLayout, slots: np.ndarray) -> LocalSlots:
+    """The listed slots (increasing) of ``layout``, numbered ``0..k-1``, entries and rows in the
+    layout's order."""
+    slots = np.asarray(slots, np.int64)
+    offsets = layout.slot_offset
+    sizes = offsets[slots + 1] - offsets[slots]
+    actions = layout.slot_actions[slots].astype(np.int64)
+    rows = row_map(layout)
+    row_ids = np.repeat(rows.row_base[slots] - np.concatenate([[0], np.cumsum(actions)[:-1]]), actions) \
+        + np.arange(int(actions.sum()))
+    return LocalSlots(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), layout.slot_seat[slots],
+                      layout.slot_actions[slots], layout.slot_round[slots], layout.row_width,
+                      offsets[slots].astype(np.int64), row_ids.astype(np.int64))
+
+
+class QuantizedStorage:
+    """A layout's regrets and strategy sums in 16 bits with a float32 scale per action row (or
+    some of its slots': :class:`LocalSlots`)."""
+
+    def __init__(self, layout: StrategyLayout | LocalSlots, regret=None, regret_scale=None, strat_sum=None,
+                 sum_scale=None):
         self.layout = layout
+        self.hash_offset = getattr(layout, "hash_offset", layout.slot_offset)
         self.rows = row_map(layout)
         n, r = layout.n_entries, self.rows.n_rows
         self.regret = np.zeros(n, np.int16) if regret is None else regret
@@ -287,7 +328,8 @@ class QuantizedStorage:
         else:
             q, scale, levels, low = self.strat_sum, self.sum_scale, SUM_LEVELS, 0.0
         bad = encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
-                           NO_ADDED if added is None else added, floor, levels, low, np.uint64(seed), q, scale)
+                           NO_ADDED if added is None else added, floor, levels, low, np.uint64(seed), q, scale,
+                           self.hash_offset)
         if bad:
             raise FloatingPointError(f"{bad} rows of {which}s hold values that are not finite numbers")
 
@@ -571,11 +613,16 @@ class QuantizedEngine(AbstractEngine):
         return self._exploitability(self.abstract_walker)
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
-        layout = self.layout
-        arrays = layout.kernel_arrays()
-        for lo, hi in layout.slot_chunks(max_entries):
-            sums = self.storage.decoded("sum", lo, hi)
-            out = np.empty(len(sums), np.float32)
-            kernels.average_slots(layout.slot_round, layout.slot_kind, layout.slot_actions,
-                                  layout.slot_offset - layout.slot_offset[lo], arrays, read_only(sums), out, lo, hi)
-            yield out
+        return average_chunks(self.layout, self.storage, max_entries)
+
+
+def average_chunks(layout: StrategyLayout, storage: QuantizedStorage, max_entries: int = 1 << 24):
+    """The average strategy of 16-bit ``storage`` (of ``layout``'s entries) in the layout's order,
+    float32 chunks of whole slots."""
+    arrays = layout.kernel_arrays()
+    for lo, hi in layout.slot_chunks(max_entries):
+        sums = storage.decoded("sum", lo, hi)
+        out = np.empty(len(sums), np.float32)
+        kernels.average_slots(layout.slot_round, layout.slot_kind, layout.slot_actions,
+                              layout.slot_offset - layout.slot_offset[lo], arrays, read_only(sums), out, lo, hi)
+        yield out

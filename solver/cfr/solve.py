@@ -174,11 +174,8 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
             import_ray()
         return True
     if ray is not None:
-        from .distributed import RayError, import_ray
+        from .distributed import import_ray
 
-        if config.storage_bits != 32:
-            raise RayError(f"{config.describe()}: 16-bit storage does not run on Ray yet (drop storage_bits, or "
-                           "solve it in one process)")
         import_ray()
     if locks is not None:
         raise LockError(f"{config.describe()}: node locking needs a game whose tree is built and solved at full "

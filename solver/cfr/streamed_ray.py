@@ -30,6 +30,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from abstractions.random import stream_seed
+
 from ..game.config import GameConfig
 from ..game.plan import format_bytes
 from ..game.setup import GameSetup
@@ -37,6 +39,9 @@ from . import kernels
 from .abstract import AbstractEngine
 from .distributed import RayError, actor_seconds, connect, kill_actors, ray_results
 from .engine import DEFAULT_ALGORITHM
+from .files import CheckpointError
+from .protocol import CheckpointState
+from .quantized import NO_VALUES, QuantizedStorage, average_chunks, group_plan, local_slots, row_map
 from .streamed import (StreamedArrays, _trunk_walk, balance_groups, cut_entries, cut_members, group_chunks,
                        streamed_arrays)
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
@@ -46,11 +51,12 @@ from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, re
 
 # An actor's peak resident memory is planned as (GroupsActor): ACTOR_BASE_BYTES (a Ray worker
 # with Python, NumPy, Numba and the walks compiled (cached): measured, an actor of a tiny game at
-# 315 MB less what the terms below count for it) plus the larger of building the layout (LAYOUT_BUILD_FACTOR times its arrays, measured:
-# 2.4 on full-resolution cap-4 triple draw, 2.6 on the preset's rule at cap 2) and the solve's
-# steady state: the layout's arrays, the trunk and shape, its cuts' entry tables, its storage and
-# a transfer piece (both ways). A first run after the walks' code changed compiles them in each
-# actor: about 140 MB more, once.
+# 315 MB less what the terms below count for it) plus the larger of building the layout
+# (LAYOUT_BUILD_FACTOR times its arrays, measured: 2.4 on full-resolution cap-4 triple draw, 2.6
+# on the preset's rule at cap 2) and the solve's steady state: the layout's arrays, the trunk and
+# shape, its cuts' entry tables, its storage and a transfer piece (both ways). A first run after
+# the walks' code changed compiles them in each actor: about 140 MB more, once. Measured against
+# the plan: within 7% at cap 2 and cap 4 (BENCHMARKS.md, "Streamed actors").
 ACTOR_BASE_BYTES = 250 << 20
 LAYOUT_BUILD_FACTOR = 2.5
 CUT_TABLE_BYTES = 4 * 8       # per decision node of its cuts: the entry table and the copies made finding its slots
@@ -221,14 +227,26 @@ class GroupsActor:
         self.abstract = streamed_arrays(game, layout, setup.walked_states, entries)
         self.certify = (self.abstract if setup.solves_real_game
                         else streamed_arrays(game, setup.layout, setup.model, entries))
-        n = int(self.slot_offset[-1])
-        self.regret = np.zeros(n, np.float32)
-        self.strat_sum = np.zeros(n, np.float32)
-        self.delta = np.zeros(n, np.float32)
         # Its groups (each one's cuts, increasing, in local numbers), walked one call each and
         # timed: its threads take them as measured costs deal them (any deal: the same bits).
-        _, members = cut_members(kernels.cut_groups(self.abstract.tree, layout.n_slots))
+        group = kernels.cut_groups(self.abstract.tree, layout.n_slots)
+        _, members = cut_members(group)
         self.groups = [np.array(m, np.int64) for m in members]
+        self.bits = config.storage_bits
+        n = int(self.slot_offset[-1])
+        if self.bits == 16:
+            # 16-bit storage of its slots (hashing the layout's entries: the one-process rounding),
+            # each group walked on a thread's float32 buffers as QuantizedEngine walks it (the
+            # entry table rewritten in place to each group's local entries).
+            self.storage = QuantizedStorage(local_slots(layout, self.slots))
+            self.plan = group_plan(group, table, self.storage.layout)
+            self.regret, self.strat_sum = self.storage.regret, self.storage.strat_sum
+            self._buffers = [[np.zeros(max(self.plan.largest, 1), np.float32) for _ in range(2)]
+                             for _ in range(numba.get_num_threads())]
+        else:
+            self.regret = np.zeros(n, np.float32)
+            self.strat_sum = np.zeros(n, np.float32)
+            self.delta = np.zeros(n, np.float32)
         self.group_seconds = np.zeros(len(self.groups))
         self.update_seconds = 0.0
         self._deal()
@@ -280,15 +298,75 @@ class GroupsActor:
         """Seconds its update walks took so far (the regrets settled included)."""
         return self.update_seconds
 
+    def _walk16(self, arrays, traverser: int, reach: np.ndarray, walk_group) -> np.ndarray:
+        """Each group the opponent reaches, decoded and walked on a thread's buffers by
+        ``walk_group(g, buffers, tree)`` (16-bit storage: as QuantizedEngine walks it); the cuts' values."""
+        tree = arrays.tree
+        tree.cuts.reach[...] = reach
+        plan = self.plan
+
+        def walk(k):
+            for g in self.thread_groups[k]:
+                members = plan.members[g]
+                if not reach[members, 1 - traverser].any():
+                    tree.cuts.value[members] = 0.0   # (what a pruned walk leaves at a cut it skips)
+                    continue
+                walk_group(g, self._buffers[k], tree)
+
+        in_threads(len(self.thread_groups), walk)
+        return tree.cuts.value.copy()
+
+    def update16(self, traverser: int, policy: int, sum_weight: float, reach: np.ndarray, seed: int, floor: bool
+                 ) -> np.ndarray:
+        """One seat's pruned update walk below its cuts in 16-bit storage: each group's regrets
+        decoded, walked, and the rows the walk added to encoded again (regrets with ``floor``,
+        the opponent's strategy sums rounded stochastically from ``seed``); the cuts' values."""
+        t0 = time.perf_counter()
+        storage, plan, arrays = self.storage, self.plan, self.abstract
+        adding = kernels.make_discount(sum_weight=sum_weight)
+        seconds = self.group_seconds
+
+        def walk_group(g, buffers, tree):
+            start = time.perf_counter()
+            play, delta = buffers
+            slots, base = plan.slots[g], plan.local_base[g]
+            storage.decode("regret", slots, base, play)
+            delta[:plan.sizes[g]] = 0.0   # (one buffer: the traverser's regrets and the opponent's sums)
+            kernels.walk_cut_chunk(plan.members[g], True, traverser, policy, adding, tree, arrays.draws,
+                                   read_only(play), delta, delta, arrays.shape_record, np.uint64(0))
+            storage.encode("regret", slots, base, traverser, NO_VALUES, delta, floor)
+            storage.encode("sum", slots, base, 1 - traverser, NO_VALUES, delta, seed=seed)
+            seconds[g] += time.perf_counter() - start
+
+        values = self._walk16(arrays, traverser, reach, walk_group)
+        self.update_seconds += time.perf_counter() - t0
+        self._deal()
+        return values
+
     def check(self, traverser: int, policy: int, certify: bool, reach: np.ndarray) -> np.ndarray:
         """A best-response or evaluate walk below its cuts against its average strategy, in the
         abstract game or (``certify``) the real one at full resolution; the cuts' values."""
-        return self._walk(self.certify if certify else self.abstract, traverser, policy, kernels.NO_UPDATE, reach,
-                          self.strat_sum, NO_STORAGE, NO_STORAGE, True)
+        arrays = self.certify if certify else self.abstract
+        if self.bits == 32:
+            return self._walk(arrays, traverser, policy, kernels.NO_UPDATE, reach, self.strat_sum, NO_STORAGE,
+                              NO_STORAGE, True)
+        plan = self.plan
+
+        def walk_group(g, buffers, tree):
+            play = buffers[0]
+            self.storage.decode("sum", plan.slots[g], plan.local_base[g], play)
+            kernels.walk_cut_chunk(plan.members[g], True, traverser, policy, kernels.NO_UPDATE, tree, arrays.draws,
+                                   read_only(play), NO_STORAGE, NO_STORAGE, arrays.shape_record, np.uint64(0))
+
+        return self._walk16(arrays, traverser, reach, walk_group)
 
     def discount(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
         kernels.discount_seat(self.regret if which == "regret" else self.strat_sum, self.slot_offset, self.slot_seat,
                               seat, pos_scale, neg_scale, floor)
+
+    def discount16(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
+        """One seat's 16-bit regrets and sums discounted (``QuantizedStorage.discount``)."""
+        self.storage.discount(seat, pos_scale, neg_scale, sum_scale)
 
     def get(self, which: int, lo: int, hi: int) -> np.ndarray:
         """Local entries ``lo..hi-1`` of its regrets (0) or strategy sums (1): a piece, so that
@@ -299,6 +377,14 @@ class GroupsActor:
         """Its local entries from ``lo`` on (a piece of a checkpoint's storage)."""
         self.regret[lo:lo + len(regret)] = regret
         self.strat_sum[lo:lo + len(strat_sum)] = strat_sum
+
+    def scales(self) -> tuple[np.ndarray, np.ndarray]:
+        """16-bit storage: its rows' regret and sum scales (in the layout's row order)."""
+        return self.storage.regret_scale, self.storage.sum_scale
+
+    def set_scales(self, regret_scale: np.ndarray, sum_scale: np.ndarray) -> None:
+        self.storage.regret_scale[...] = regret_scale
+        self.storage.sum_scale[...] = sum_scale
 
     def memory(self) -> int:
         """This process's peak resident memory in bytes (Linux)."""
@@ -351,6 +437,8 @@ class StreamedRayEngine(AbstractEngine):
         self._n_actors, self._actor_cpus, self._actor_memory = actors, actor_cpus, actor_memory
         self.balance, self.balanced, self._balance_said = balance, None, False
         self.actors: list = []
+        # float32 storage, or 16-bit (QuantizedEngine's, each actor its part: the same bits)
+        self.storage_bits = (config.config if isinstance(config, GameSetup) else config).storage_bits
         AbstractEngine.__init__(self, config, algorithm, check_memory=False, row_of=row_of)
 
     # -- setting up ---------------------------------------------------------
@@ -370,13 +458,14 @@ class StreamedRayEngine(AbstractEngine):
             raise AssertionError("the first round's slots come first in a layout by recall")
         self._trunk_offset = layout.slot_offset[:len(trunk_slots) + 1].astype(np.int64)
         self._trunk_seat = layout.slot_seat[:len(trunk_slots)].astype(np.int64)
+        self._trunk_slots = local_slots(layout, trunk_slots)   # (slots 0..k-1: the layout's numbering)
 
     @property
     def actor_plan(self) -> ActorPlan:
         """Its actors' planned memory (:func:`plan_actors`; the game's parts found on first use)."""
         if self._parts is None:
             self._parts = game_parts(self.setup, self.arrays, self.cut_group)
-        return plan_actors(self._parts, self._n_actors, threads=max(1, int(self._actor_cpus)), blocks=self.blocks)
+        return plan_actors(self._parts, self._n_actors, self.storage_bits, max(1, int(self._actor_cpus)), self.blocks)
 
     def _check_actor_memory(self) -> None:
         """RayError unless each actor's planned peak is within its memory and the cluster's nodes
@@ -392,8 +481,8 @@ class StreamedRayEngine(AbstractEngine):
         nodes = [node["Resources"].get("memory", 0.0) for node in self._ray.nodes() if node.get("Alive")]
         places = sum(int(memory // limit) for memory in nodes)
         if places < self._n_actors:
-            raise RayError(f"the cluster's nodes have room for {places} actor(s) of {format_bytes(limit)} (Ray's memory "
-                           f"resources: {', '.join(format_bytes(m) for m in nodes)}), not {self._n_actors}")
+            raise RayError(f"the cluster's nodes have room for {places} actor(s) of {format_bytes(limit)} (Ray's "
+                           f"memory resources: {', '.join(format_bytes(m) for m in nodes)}), not {self._n_actors}")
 
     def _allocate(self) -> None:
         self.restart()
@@ -409,7 +498,11 @@ class StreamedRayEngine(AbstractEngine):
         self._run, self._costs_from = 0, None                     # iterations since the actors started
         self._said = (np.zeros(len(self.actors)), 0)             # actors' seconds and iterations at the last note
         n = int(self._trunk_offset[-1])
-        self._regret, self._strat_sum, self._delta = (np.zeros(n, np.float32) for _ in range(3))
+        if self.storage_bits == 16:
+            self._trunk_store = QuantizedStorage(self._trunk_slots)
+            self._regret, self._strat_sum = self._trunk_store.regret, self._trunk_store.strat_sum
+        else:
+            self._regret, self._strat_sum, self._delta = (np.zeros(n, np.float32) for _ in range(3))
         self._owned = self._get(a.entries.remote() for a in self.actors)   # per actor: (slots, local offsets)
 
     def shutdown(self) -> None:
@@ -424,7 +517,9 @@ class StreamedRayEngine(AbstractEngine):
 
     # -- the storage, whole -------------------------------------------------
     def _gather(self, which: int) -> np.ndarray:
-        whole = np.zeros(self.game_layout.n_entries, np.float32)
+        """Every entry's regret (0) or strategy sum (1): float32, or 16-bit integers (their row
+        scales: :meth:`_gather_scales`)."""
+        whole = np.zeros(self.game_layout.n_entries, self._regret.dtype if which == 0 else self._strat_sum.dtype)
         whole[:len(self._regret)] = (self._regret, self._strat_sum)[which]
         offsets = self.game_layout.slot_offset
         for (slots, base), actor in zip(self._owned, self.actors):   # one piece at a time
@@ -440,19 +535,76 @@ class StreamedRayEngine(AbstractEngine):
     def strat_sum(self) -> np.ndarray:
         return self._gather(1)
 
-    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+    def _gather_scales(self) -> tuple[np.ndarray, np.ndarray]:
+        """16-bit storage: every row's regret and sum scales."""
+        rows = self._trunk_store.rows.n_rows + sum(len(x) for x in self._actor_rows)
+        regret_scale, sum_scale = np.zeros(rows, np.float32), np.zeros(rows, np.float32)
+        t = self._trunk_store.rows.n_rows
+        regret_scale[:t], sum_scale[:t] = self._trunk_store.regret_scale, self._trunk_store.sum_scale
+        for rows_of, actor in zip(self._actor_rows, self.actors):
+            regret_scale[rows_of], sum_scale[rows_of] = self._get([actor.scales.remote()])[0]
+        return regret_scale, sum_scale
+
+    @property
+    def _actor_rows(self) -> list:
+        """16-bit storage: each actor's rows in the layout's row numbering."""
+        return [local_slots(self.game_layout, slots).row_ids for slots, _ in self._owned]
+
+    def _quantized(self) -> QuantizedStorage:
+        """16-bit storage gathered whole (for the strategy file)."""
+        regret_scale, sum_scale = self._gather_scales()
+        return QuantizedStorage(self.game_layout, self._gather(0), regret_scale, self._gather(1), sum_scale)
+
+    def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray, scales=None) -> None:
+        """Hand a checkpoint's storage to the driver's trunk and the actors, piece by piece:
+        float32, or with 16-bit storage its integers and row ``scales`` (float32 storage is
+        rounded into 16 bits first)."""
+        if self.storage_bits == 16 and scales is None:
+            whole = QuantizedStorage(self.game_layout)
+            whole.load_float(regret, strat_sum)
+            regret, strat_sum, scales = whole.regret, whole.strat_sum, (whole.regret_scale, whole.sum_scale)
         n = len(self._regret)
-        self._regret, self._strat_sum = np.array(regret[:n], np.float32), np.array(strat_sum[:n], np.float32)
+        if self.storage_bits == 16:
+            t = self._trunk_store.rows.n_rows
+            self._trunk_store.regret[...], self._trunk_store.strat_sum[...] = regret[:n], strat_sum[:n]
+            self._trunk_store.regret_scale[...], self._trunk_store.sum_scale[...] = scales[0][:t], scales[1][:t]
+            self._get(a.set_scales.remote(scales[0][rows], scales[1][rows])
+                      for a, rows in zip(self.actors, self._actor_rows))
+        else:
+            self._regret[...], self._strat_sum[...] = regret[:n], strat_sum[:n]
         offsets = self.game_layout.slot_offset
         for (slots, base), actor in zip(self._owned, self.actors):   # one piece at a time
             for lo, hi, index in local_pieces(slots, base, offsets):
                 self._get([actor.set.remote(lo, regret[index], strat_sum[index])])
+
+    def checkpoint_state(self, path) -> CheckpointState:
+        """The storage gathered whole (16-bit: with its row scales)."""
+        if self.storage_bits == 32:
+            return super().checkpoint_state(path)
+        return CheckpointState(self._gather(0), self._gather(1), [], None, self._gather_scales())
+
+    def restore(self, data: dict, path) -> None:
+        """Take a checkpoint (16-bit storage: with its row scales, as QuantizedEngine's)."""
+        if self.storage_bits == 32:
+            return super().restore(data, path)
+        if data["shards"] or (data["scales"] is not None and not np.all(data["scales"] == 1.0)):
+            raise CheckpointError(f"{path} was not written by a solve of this streamed game")
+        regret, strat_sum = self.take_whole_storage(data, path)
+        scales = data.pop("row_scales", None)
+        rows = row_map(self.game_layout).n_rows
+        if scales is None or any(len(x) != rows for x in scales):
+            raise CheckpointError(f"{path} does not hold this game's 16-bit row scales ({rows} rows)")
+        self.load_storage(regret, strat_sum, scales)
+        self.iteration = int(data["iteration"])
 
     def reset_storage(self) -> None:
         self.restart()
         self.iteration = 0
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
+        if self.storage_bits == 16:
+            yield from average_chunks(self.layout, self._quantized(), max_entries)
+            return
         sums = self.strat_sum
         for lo, hi in self.layout.slot_chunks(max_entries):
             yield normalised_slots(self.layout, sums, lo, hi)
@@ -469,17 +621,10 @@ class StreamedRayEngine(AbstractEngine):
         for _ in range(n):
             t = self.iteration + 1
             discount = self.schedule.discount(t)
-            if self.pruned:
-                for seat in (0, 1):
-                    self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
-            policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
-            for seat in (0, 1):
-                if not self.pruned:
-                    self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
-                settle = (float(discount.pos_scale), float(discount.neg_scale), bool(discount.floor > 0.0))
-                self._update(seat, policy, float(discount.sum_weight), settle)
-                if discount.floor > 0.0:
-                    self._discount("regret", seat, 1.0, 1.0, True)
+            if self.storage_bits == 16:
+                self._iteration16(t, discount)
+            else:
+                self._iteration32(discount)
             self.iteration = t
             self._run += 1
             if self.balance and self.balanced is None and len(self.actors) > 1:
@@ -487,6 +632,52 @@ class StreamedRayEngine(AbstractEngine):
                     self._costs_from = self._group_costs()
                 elif self._run == 1 + BALANCE_ITERATIONS:
                     self._balance()
+
+    def _iteration32(self, discount) -> None:
+        """One iteration in float32 storage (:meth:`AbstractEngine.run_iterations`'s)."""
+        if self.pruned:
+            for seat in (0, 1):
+                self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
+        policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
+        for seat in (0, 1):
+            if not self.pruned:
+                self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
+            settle = (float(discount.pos_scale), float(discount.neg_scale), bool(discount.floor > 0.0))
+            self._update(seat, policy, float(discount.sum_weight), settle)
+            if discount.floor > 0.0:
+                self._discount("regret", seat, 1.0, 1.0, True)
+
+    def _iteration16(self, t: int, discount) -> None:
+        """One iteration in 16-bit storage (:meth:`QuantizedEngine.run_iterations`'s: pruned walks,
+        the discounts folded into the storage before each seat's walk)."""
+        for seat in (0, 1):
+            self._discount16(seat, 1.0, 1.0, float(discount.sum_scale))
+        for seat in (0, 1):
+            self._discount16(seat, float(discount.pos_scale), float(discount.neg_scale), 1.0)
+            self._update16(seat, float(discount.sum_weight), bool(discount.floor > 0.0),
+                           int(stream_seed(t, seat)) or 1)
+
+    def _discount16(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
+        self._trunk_store.discount(seat, pos_scale, neg_scale, sum_scale)
+        self._get(a.discount16.remote(seat, pos_scale, neg_scale, sum_scale) for a in self.actors)
+
+    def _trunk16(self, which: str) -> np.ndarray:
+        """16-bit storage: the trunk's regrets or sums decoded (float32)."""
+        return self._trunk_store.decoded(which)
+
+    def _update16(self, seat: int, sum_weight: float, floor: bool, seed: int) -> None:
+        """One seat's update walk in 16-bit storage: the trunk's rows decoded, walked (in place) and
+        encoded again after the actors' walks (as :meth:`QuantizedEngine._update` does)."""
+        policy = kernels.UPDATE_PRUNED
+        regret, sums = self._trunk16("regret"), self._trunk16("sum")
+        storage = (kernels.make_discount(sum_weight=sum_weight), regret, regret, sums)
+        self._walk(self.arrays, self.bucket_game.deal_prob, seat, policy, storage,
+                   lambda actor, reach: actor.update16.remote(seat, policy, sum_weight, reach, seed, floor))
+        trunk = self._trunk_store
+        every = np.arange(trunk.layout.n_slots, dtype=np.int64)
+        base = trunk.layout.slot_offset[:-1]
+        trunk.encode("regret", every, base, seat, regret, None, floor)
+        trunk.encode("sum", every, base, 1 - seat, sums, seed=seed)
 
     # -- balance ------------------------------------------------------------------
     def _group_costs(self) -> dict:
@@ -524,9 +715,10 @@ class StreamedRayEngine(AbstractEngine):
                 set(self.cut_group[b]) & set(np.delete(self.cut_group, b)) for b in blocks):
             raise RayError("a deal of the subtrees must give every cut once, whole groups to each actor")
         regret, strat_sum = self.regret, self.strat_sum
+        scales = self._gather_scales() if self.storage_bits == 16 else None
         self.blocks = [np.sort(np.asarray(b, np.int64)) for b in blocks]
         self.restart()
-        self.load_storage(regret, strat_sum)
+        self.load_storage(regret, strat_sum, scales)
 
     def progress_note(self) -> str:
         """Each actor's seconds of update walks an iteration since the last note, and the deal by
@@ -577,7 +769,8 @@ class StreamedRayEngine(AbstractEngine):
     def _check(self, certify: bool, traverser: int, policy: int) -> float:
         arrays = self.certify_arrays if certify else self.arrays
         deal = (self.model if certify else self.bucket_game).deal_prob
-        storage = (kernels.NO_UPDATE, self._strat_sum, NO_STORAGE, NO_STORAGE)
+        sums = self._trunk16("sum") if self.storage_bits == 16 else self._strat_sum
+        storage = (kernels.NO_UPDATE, sums, NO_STORAGE, NO_STORAGE)
         return self._walk(arrays, deal, traverser, policy, storage,
                           lambda actor, reach: actor.check.remote(traverser, policy, certify, reach))
 
@@ -600,7 +793,9 @@ class StreamedRayEngine(AbstractEngine):
 
 def describe(engine: StreamedRayEngine) -> str:
     """One line: how the storage is split."""
-    per = ", ".join(format_bytes(8 * int(base[-1])) for _, base in engine._owned)
+    size = 8 if engine.storage_bits == 32 else 4
+    per = ", ".join(format_bytes(size * int(base[-1])) for _, base in engine._owned)
     return (f"Ray: {len(engine.actors)} streamed actor(s) own {len(engine.cut_group)} subtrees in "
-            f"{len(np.unique(engine.cut_group))} groups ({per} of regrets and sums); the driver keeps the trunk "
-            f"({format_bytes(8 * len(engine._regret))})")
+            f"{len(np.unique(engine.cut_group))} groups ({per} of regrets and sums"
+            + ("" if size == 8 else " in 16 bits") + f"); the driver keeps the trunk "
+            f"({format_bytes(size * len(engine._regret))})")
