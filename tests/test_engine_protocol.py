@@ -144,11 +144,18 @@ def test_a_checkpoint_of_another_game_is_refused(kind, tmp_path):
         engine.restore(data, tmp_path / "x.npz")
 
 
-def test_a_streamed_engine_refuses_a_ray_runs_shards(tmp_path):
-    data = {"regret": np.zeros(7, np.float32), "strat_sum": np.zeros(7, np.float32),
-            "shards": [(tmp_path / "s.npz", np.arange(2))], "scales": None, "iteration": 3}
-    with pytest.raises(CheckpointError, match="written by a Ray run of a built tree; this game is streamed"):
-        MAKERS["abstract"]().restore(data, tmp_path / "x.npz")
+def test_a_streamed_engine_refuses_a_built_tree_ray_runs_shards(tmp_path):
+    """A streamed game resumes from streamed actors' shards (tests/test_ray.py), not from the
+    shards of a built tree's actors, nor from missing ones."""
+    from solver.cfr.files import save_shard
+
+    save_shard(tmp_path / "s.npz", np.zeros(5, np.float32), np.zeros(5, np.float32), np.arange(2))
+    for name, message in (("s.npz", "written by a Ray run of a built tree; this game is streamed"),
+                          ("gone.npz", "a shard of the checkpoint is missing")):
+        data = {"regret": np.zeros(7, np.float32), "strat_sum": np.zeros(7, np.float32),
+                "shards": [(tmp_path / name, np.arange(2))], "scales": None, "iteration": 3}
+        with pytest.raises(CheckpointError, match=message):
+            MAKERS["abstract"]().restore(data, tmp_path / "x.npz")
 
 
 # -- the table of algorithms ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - the default install has no Ray
     pytest.skip("Ray is not installed (pip install -e '.[ray]')", allow_module_level=True)
 
 from solver.cfr.distributed import RayEngine, RayError, Shard, describe, piece_digests
+from solver.cfr.files import SHARD_DIR, CheckpointError
 from solver.cfr.streamed_ray import StreamedRayEngine
 
 
@@ -378,6 +379,18 @@ def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, m
     solve(config, iterations=16, out_dir=tmp_path / "one", streamed=True)
     first = solve(config, iterations=8, out_dir=tmp_path / "ray", streamed=True, ray=RaySetup(cluster, 2, 0.5))
     first.engine.shutdown()
+    # Each actor wrote its part beside the checkpoint; one process resumes from them too.
+    shards = sorted(p.name for p in (tmp_path / "ray" / SHARD_DIR).glob("*.npz"))
+    assert shards == ["i8-s0of2.npz", "i8-s1of2.npz"]
+    shutil.copytree(tmp_path / "ray", tmp_path / "here")
+    solve(config, iterations=16, out_dir=tmp_path / "here", resume=True, streamed=True)
+    assert (tmp_path / "here" / "strategy.npz").read_bytes() == (tmp_path / "one" / "strategy.npz").read_bytes()
+    assert not (tmp_path / "here" / SHARD_DIR).exists()   # (replaced by a whole checkpoint)
+    shutil.copytree(tmp_path / "ray", tmp_path / "broken")
+    (tmp_path / "broken" / SHARD_DIR / shards[1]).unlink()
+    with pytest.raises(CheckpointError, match="a shard of the checkpoint is missing"):
+        solve(config, iterations=16, out_dir=tmp_path / "broken", resume=True, streamed=True,
+              ray=RaySetup(cluster, 3, 0.5))
     result = solve(config, iterations=16, out_dir=tmp_path / "ray", resume=True, streamed=True,
                    ray=RaySetup(cluster, 3, 0.5))
     result.engine.shutdown()

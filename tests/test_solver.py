@@ -592,6 +592,10 @@ def test_cluster_plan_counts_what_streamed_actors_hold(game):
         assert int(actor.entries()[1][-1]) == entries
     assert sum(plan.entries) + parts.trunk_entries == parts.entries == setup.walked_layout.n_entries
     assert plan.gather_bytes == 8 * parts.entries and min(plan.bytes) > plan.fixed_bytes
+    rows = sum(len(GroupsActor(dataclasses.replace(config, storage_bits=16), setup.row_of, block).scales()[0])
+               for block in plan.blocks) if game == "recall" else None
+    if rows is not None:   # 16-bit: the integers and every row's two scales
+        assert plan_actors(parts, 3, 16).gather_bytes == 4 * parts.entries + 8 * (rows + parts.trunk_rows)
     cluster = cluster_plan(config, 3, 64 * 2 ** 30, 2)
     assert (cluster.actors, cluster.groups, cluster.entries) == (3, groups, parts.entries)
     assert cluster.fits and cluster.smallest == 1 and cluster.network_bytes == 2 * len(parts.cut_group) * 4 * \

@@ -46,7 +46,7 @@ else:  # (before: the walk's decoded rows)
 def run() -> float:
     t0 = time.perf_counter()
     quantized.encode_slots(slots, base, slot_offset, row_base, slot_width, slot_actions, slot_seat, 0, values, added,
-                           False, 65535.0, 0.0, np.uint64(args.seed), q, scale, slot_offset)
+                           False, (0.0, 65535.0), np.uint64(args.seed), q, scale, slot_offset)
     return time.perf_counter() - t0
 
 

@@ -3,7 +3,7 @@ rule at cap 2 in float32 (or ``--buckets``), a few iterations each way, in one r
 iteration after ``--before`` untimed ones, and peak resident memory of the one process and of each
 actor (a local Ray runtime on this machine).
 
-    python scripts/bench/ray_streamed.py [--cap 2] [--buckets 64 64 48 40] [--actors 2]
+    python scripts/bench/ray_streamed.py [--cap 2] [--buckets 64 64 48 40] [--bits 32] [--actors 2]
         [--actor-cpus 1] [--iterations 4] [--before 2] [--no-balance]
 
 Prints one JSON line per side. Run each side in a process of its own (``--side one`` or
@@ -28,6 +28,7 @@ parser.add_argument("--buckets", type=int, nargs=4, default=[64, 64, 48, 40])
 parser.add_argument("--actors", type=int, default=2)
 parser.add_argument("--iterations", type=int, default=4)
 parser.add_argument("--before", type=int, default=2)
+parser.add_argument("--bits", type=int, choices=[32, 16], default=32)
 parser.add_argument("--actor-cpus", type=float, default=1.0)
 parser.add_argument("--no-balance", action="store_true")
 parser.add_argument("--side", choices=["one", "ray"])
@@ -37,19 +38,20 @@ if args.side is None:
     for side in ("one", "ray"):
         subprocess.run([sys.executable, __file__, "--side", side, "--cap", str(args.cap), "--buckets",
                         *map(str, args.buckets), "--actors", str(args.actors), "--iterations", str(args.iterations),
-                        "--before", str(args.before), "--actor-cpus", str(args.actor_cpus)]
+                        "--before", str(args.before), "--actor-cpus", str(args.actor_cpus), "--bits", str(args.bits)]
                        + (["--no-balance"] if args.no_balance else []), check=True)
     sys.exit(0)
 
-from solver.cfr.abstract import AbstractEngine  # noqa: E402
+from solver.cfr.solve import make_engine  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
 from solver.game.setup import GameSetup  # noqa: E402
 
-config = dataclasses.replace(load_preset("triple-draw"), cap=args.cap, buckets=tuple(args.buckets), storage_bits=32)
+config = dataclasses.replace(load_preset("triple-draw"), cap=args.cap, buckets=tuple(args.buckets),
+                             storage_bits=args.bits)
 setup = GameSetup(config, streamed=True)
 t0 = time.perf_counter()
 if args.side == "one":
-    engine = AbstractEngine(setup)
+    engine = make_engine(setup, streamed=True)   # (AbstractEngine, or QuantizedEngine in 16 bits)
 else:
     from solver.cfr.streamed_ray import StreamedRayEngine
 

@@ -503,7 +503,7 @@ class ClusterPlan(NamedTuple):
     gather_bytes: int
     smallest: int | None        # the fewest machines of this size whose actors fit, float32 storage
     smallest_bytes: int         # (its largest actor; None: an actor of one group each, the largest)
-    smallest_16: int | None     # and with 16-bit storage (planned: Ray runs float32 only today)
+    smallest_16: int | None     # and with 16-bit storage
     smallest_16_bytes: int
     network_bytes: int          # per iteration (two update walks), both ways
     seconds: float              # projected per iteration
@@ -532,7 +532,7 @@ class ClusterPlan(NamedTuple):
             f"driver:          {format_bytes(self.driver_bytes)}; {format_bytes(self.gather_bytes)} more while it "
             "writes a checkpoint or the strategy file (it gathers the whole storage)",
             f"smallest:        of {memory} machines, float32: {smallest(self.smallest, self.smallest_bytes)}; "
-            f"16-bit: {smallest(self.smallest_16, self.smallest_16_bytes)} (planned; Ray runs float32 only today)",
+            f"16-bit: {smallest(self.smallest_16, self.smallest_16_bytes)}",
             f"network:         {format_bytes(self.network_bytes)} an iteration (reach down, values up, "
             "two update walks)",
             f"time:            about {self.seconds:,.1f} s an iteration if the walk splits evenly over "

@@ -285,6 +285,34 @@ def save_shard(path: Path, regret: np.ndarray, strat_sum: np.ndarray, cut_ids: n
     _write_npz(path, {"regret": regret, "strat_sum": strat_sum, "cut_ids": cut_ids})
 
 
+def save_slots_shard(path: Path, arrays: dict) -> None:
+    """A streamed Ray actor's part of a checkpoint (:mod:`solver.cfr.streamed_ray`): its slots (the
+    layout's numbers), their first entries in its arrays, its regrets and sums (16-bit: with each
+    row's scales) and its cuts, with their checksums."""
+    _write_npz(path, arrays)
+
+
+def load_slots_shard(path: Path, sixteen: bool) -> dict:
+    """What :func:`save_slots_shard` wrote, checksums checked and its arrays consistent;
+    CheckpointError (one line) if missing, damaged, or written by a built tree's actor."""
+    if not Path(path).is_file():
+        raise CheckpointError(f"{path}: a shard of the checkpoint is missing")
+    arrays = read_arrays(Path(path))
+    check_arrays(path, arrays)
+    names = ("slots", "slot_offset", "regret", "strat_sum", "cut_ids") + (("regret_scale", "sum_scale") if sixteen
+                                                                           else ())
+    missing = [name for name in names if name not in arrays]
+    if missing:
+        raise CheckpointError(f"{path} is damaged: it has no {missing[0]!r} array" if "slots" not in missing[:1]
+                              else f"{path} was written by a Ray run of a built tree; this game is streamed")
+    slots, offsets = arrays["slots"], arrays["slot_offset"]
+    n = int(offsets[-1]) if len(offsets) else -1
+    if (len(offsets) != len(slots) + 1 or len(arrays["regret"]) != n or len(arrays["strat_sum"]) != n
+            or np.any(np.diff(slots) <= 0) or np.any(np.diff(offsets) < 0)):
+        raise CheckpointError(f"{path} is damaged: its slots and storage do not add up")
+    return arrays
+
+
 def load_shard(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What :func:`save_shard` wrote (regret, strategy sums, cut ids), checksums checked;
     CheckpointError (one line) if missing or damaged."""

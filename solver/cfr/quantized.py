@@ -54,7 +54,7 @@ from .abstract import AbstractEngine
 from .files import CheckpointError
 from .kernels import Discount, make_discount
 from .protocol import CheckpointState
-from .streamed import StreamedWalker, _trunk_walk, balance_groups
+from .streamed import StreamedWalker, _trunk_walk, balance_groups, shards_into
 from .walker import NO_STORAGE, Exploitability, in_threads, read_only
 
 REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
@@ -138,11 +138,12 @@ def _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, 
 
 @njit(cache=True, nogil=True)
 def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, values, added,
-                 floor, levels, low, seed, q, scale, hash_offset):
+                 floor, bounds, seed, q, scale, hash_offset):
     """Rows of the listed slots of ``seat`` (all seats if ``seat`` < 0) back into 16 bits:
     ``values`` (empty: the rows as stored, read as :func:`decode_slots` reads them) plus
     ``added`` (if not empty) at their local entries, negative ones zero with ``floor``, each row
-    scaled to its largest magnitude over ``levels`` (integers clipped to ``low..levels``). With
+    scaled to its largest magnitude over ``levels`` (integers clipped to ``low..levels``:
+    ``bounds`` is ``(low, levels)``). With
     ``added``, a row to which nothing was added is left as it is stored (a walk adds to the rows
     it visits; encoding the others again would only cost their time and their rounding).
     Rounding is to the nearest step, or with ``seed`` != 0 *stochastic*: up with probability the
@@ -150,6 +151,7 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
     step still add up; the same bits on every run): the entry as ``hash_offset`` numbers its slot's
     (the layout's ``slot_offset``; a Ray actor's storage, numbered its own way, hashes the
     layout's entries). Returns the number of rows holding a non-finite value (stored as zero)."""
+    low, levels = bounds
     with_added = len(added) > 0
     stored = len(values) == 0
     bad = 0
@@ -328,7 +330,7 @@ class QuantizedStorage:
         else:
             q, scale, levels, low = self.strat_sum, self.sum_scale, SUM_LEVELS, 0.0
         bad = encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
-                           NO_ADDED if added is None else added, floor, levels, low, np.uint64(seed), q, scale,
+                           NO_ADDED if added is None else added, floor, (low, levels), np.uint64(seed), q, scale,
                            self.hash_offset)
         if bad:
             raise FloatingPointError(f"{bad} rows of {which}s hold values that are not finite numbers")
@@ -471,8 +473,8 @@ class QuantizedEngine(AbstractEngine):
         return CheckpointState(s.regret, s.strat_sum, [], None, (s.regret_scale, s.sum_scale))
 
     def restore(self, data: dict, path) -> None:
-        if data["shards"]:
-            raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
+        if data["shards"]:   # (a streamed Ray run's: assembled)
+            shards_into(data, self.layout, True)
         if data["scales"] is not None and not np.all(data["scales"] == 1.0):
             raise CheckpointError(f"{path} holds a pruned solve's scaled storage; this game is streamed")
         regret, strat_sum = self.take_whole_storage(data, path)

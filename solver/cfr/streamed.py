@@ -385,6 +385,23 @@ class StreamedWalker:
         return Exploitability(br_button, br_bb, self.evaluate(play))
 
 
+def shards_into(data: dict, layout: StrategyLayout, sixteen: bool) -> None:
+    """A checkpoint written by streamed Ray actors (``data``: its trunk and shard list) made whole
+    in place, as a one-process checkpoint of ``layout``'s storage (16-bit: with every row's
+    scales); CheckpointError if a shard is missing, damaged, of a built tree's actors or of
+    another game."""
+    from .streamed_ray import assemble_shards
+
+    whole = assemble_shards(data["shards"], layout, sixteen)
+    n = len(data["regret"])
+    whole["regret"][:n], whole["strat_sum"][:n] = data["regret"], data["strat_sum"]
+    data["regret"], data["strat_sum"], data["shards"] = whole["regret"], whole["strat_sum"], []
+    if sixteen:
+        rows = len(data["row_scales"][0])
+        whole["regret_scale"][:rows], whole["sum_scale"][:rows] = data["row_scales"]
+        data["row_scales"] = (whole["regret_scale"], whole["sum_scale"])
+
+
 class StreamedEngine(StorageHere):
     """What engines over a streamed game share: no built tree (a strategy is read through its
     layout's rule), the certificate, the average strategy, and the rest of the solve loop's
@@ -431,9 +448,10 @@ class StreamedEngine(StorageHere):
         return CheckpointState(self.regret, self.strat_sum, [], None)
 
     def restore(self, data: dict, path) -> None:
-        """Take a checkpoint's storage (the arrays themselves, popped from ``data``) and iteration."""
+        """Take a checkpoint's storage (the arrays themselves, popped from ``data``; a streamed Ray
+        run's shards assembled) and iteration."""
         if data["shards"]:
-            raise CheckpointError(f"{path} was written by a Ray run of a built tree; this game is streamed")
+            shards_into(data, self.layout, False)
         regret, strat_sum = self.take_whole_storage(data, path)
         if data["scales"] is not None and not np.all(data["scales"] == 1.0):
             raise CheckpointError(f"{path} holds a pruned solve's scaled storage; this game is streamed")

@@ -33,15 +33,15 @@ import numpy as np
 from abstractions.random import stream_seed
 
 from ..game.config import GameConfig
-from ..game.plan import format_bytes
+from ..game.plan import format_bytes, machine_memory_bytes
 from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
 from .distributed import RayError, actor_seconds, connect, kill_actors, ray_results
 from .engine import DEFAULT_ALGORITHM
-from .files import CheckpointError
+from .files import SHARD_DIR, CheckpointError, load_slots_shard, save_slots_shard
 from .protocol import CheckpointState
-from .quantized import NO_VALUES, QuantizedStorage, average_chunks, group_plan, local_slots, row_map
+from .quantized import NO_VALUES, QuantizedStorage, group_plan, local_slots, row_map
 from .streamed import (StreamedArrays, _trunk_walk, balance_groups, cut_entries, cut_members, group_chunks,
                        streamed_arrays)
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
@@ -60,6 +60,15 @@ from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, re
 ACTOR_BASE_BYTES = 250 << 20
 LAYOUT_BUILD_FACTOR = 2.5
 CUT_TABLE_BYTES = 4 * 8       # per decision node of its cuts: the entry table and the copies made finding its slots
+
+# Streamed actors deal their groups again once, by the seconds their update walks took over this
+# many iterations (after the first, which may compile), if the slowest actor's share falls by this.
+BALANCE_ITERATIONS = 3
+BALANCE_GAIN = 0.05
+
+# Entries an actor sends or takes in one call (float32 regrets and sums: 32 MB a piece, both ways).
+TRANSFER_ENTRIES = 1 << 22
+
 
 
 class Balance(NamedTuple):
@@ -138,7 +147,7 @@ def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: 
                 blocks: list | None = None) -> ActorPlan:
     """Each of ``actors`` streamed actors' peak resident memory (its groups dealt as the engine
     deals them, or ``blocks``: each actor's cuts), on ``threads`` threads each, in float32 or
-    16-bit storage (the latter planned: Ray runs float32 only today)."""
+    16-bit storage."""
     from ..game.plan import (BYTES_PER_ENTRY, BYTES_PER_NODE, QUANTIZED_BYTES_PER_ENTRY, QUANTIZED_BYTES_PER_ROW,
                              QUANTIZED_LOCAL_BYTES, STREAMED_DELTA_BYTES)
 
@@ -161,8 +170,11 @@ def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: 
         entries.append(n)
         peaks.append(max(building, fixed + cuts + storage + transfer))
     per_entry = BYTES_PER_ENTRY + STREAMED_DELTA_BYTES if storage_bits == 32 else QUANTIZED_BYTES_PER_ENTRY
+    # (a gather: both arrays whole, float32 or 16-bit integers with every row's two scales)
+    rows = int(parts.group_rows.sum()) + parts.trunk_rows
+    gather = 8 * parts.entries if storage_bits == 32 else 4 * parts.entries + QUANTIZED_BYTES_PER_ROW * rows
     return ActorPlan(actors, storage_bits, blocks, entries, peaks, fixed, max(building, fixed + parts.trunk_entries
-                     * per_entry), 2 * 4 * parts.entries)
+                     * per_entry), gather)
 
 
 def smallest_cluster(parts: GameParts, machine_bytes: int, storage_bits: int = 32, threads: int = 1,
@@ -189,6 +201,70 @@ def owned_groups(cut_group: np.ndarray, actors: int) -> list[np.ndarray]:
 def _chunks(cuts: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
     """:func:`solver.cfr.streamed.group_chunks`'s chunks as a list, one array each."""
     return [cuts[starts[k]:starts[k + 1]] for k in range(len(starts) - 1)]
+
+
+def _runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The indices of runs ``starts[k] .. starts[k] + sizes[k] - 1``, one after another."""
+    total = int(sizes.sum())
+    return np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) + np.arange(total)
+
+
+def copy_slots(src: dict, slots: np.ndarray, dst_offset: np.ndarray, dst_row_offset: np.ndarray | None,
+               dst: dict, covered: np.ndarray, most: int = TRANSFER_ENTRIES) -> None:
+    """Copy the storage of ``slots`` (increasing: a layout's numbers) that a checkpoint shard
+    ``src`` (:func:`solver.cfr.files.load_slots_shard`) holds into ``dst`` (its regret and
+    strat_sum arrays, and 16-bit row scales, laid out by ``dst_offset`` and ``dst_row_offset``:
+    each listed slot's first entry and first row), marking them in ``covered``; pieces of about
+    ``most`` entries. CheckpointError if a slot's size differs (another game's shard)."""
+    common, i_src, i_dst = np.intersect1d(src["slots"], slots, assume_unique=True, return_indices=True)
+    if not len(common):
+        return
+    src_offset = src["slot_offset"]
+    sizes = src_offset[i_src + 1] - src_offset[i_src]
+    if not np.array_equal(sizes, dst_offset[i_dst + 1] - dst_offset[i_dst]):
+        raise CheckpointError("a shard of the checkpoint holds slots of another size: another game's")
+    ends = np.cumsum(sizes)
+    first = 0
+    while first < len(common):
+        last = max(int(np.searchsorted(ends, (ends[first - 1] if first else 0) + most, side="right")), first + 1)
+        last = min(last, len(common))
+        part = slice(first, last)
+        source = _runs(src_offset[i_src[part]], sizes[part])
+        target = _runs(dst_offset[i_dst[part]], sizes[part])
+        for name in ("regret", "strat_sum"):
+            dst[name][target] = src[name][source]
+        first = last
+    if dst_row_offset is not None:
+        src_rows = src["row_offset"]
+        rows = src_rows[i_src + 1] - src_rows[i_src]
+        source, target = _runs(src_rows[i_src], rows), _runs(dst_row_offset[i_dst], rows)
+        for name in ("regret_scale", "sum_scale"):
+            dst[name][target] = src[name][source]
+    covered[i_dst] = True
+
+
+def assemble_shards(shards: list, layout, sixteen: bool) -> dict:
+    """A streamed Ray run's checkpoint shards (their files) as whole-layout storage: regret and
+    strat_sum (and 16-bit row scales); CheckpointError unless every slot but the first round's
+    (the driver's) is in one."""
+    n = layout.n_entries
+    dtypes = (np.int16, np.uint16) if sixteen else (np.float32, np.float32)
+    whole = {"regret": np.zeros(n, dtypes[0]), "strat_sum": np.zeros(n, dtypes[1])}
+    every = np.arange(layout.n_slots, dtype=np.int64)
+    row_offset = None
+    if sixteen:
+        actions = layout.slot_actions.astype(np.int64)
+        row_offset = np.concatenate([[0], np.cumsum(actions)]).astype(np.int64)
+        whole["regret_scale"] = np.zeros(int(row_offset[-1]), np.float32)
+        whole["sum_scale"] = np.zeros(int(row_offset[-1]), np.float32)
+    covered = np.zeros(layout.n_slots, bool)
+    for path, _ in shards:
+        copy_slots(load_slots_shard(path, sixteen), every, layout.slot_offset, row_offset, whole, covered)
+    covered[layout.slot_round == 0] = True
+    if not covered.all():
+        raise CheckpointError(f"the checkpoint's shards hold {int(covered.sum()):,} of the game's {len(covered):,} "
+                              "slots: some are missing")
+    return whole
 
 
 class OwnCuts:
@@ -234,11 +310,17 @@ class GroupsActor:
         self.groups = [np.array(m, np.int64) for m in members]
         self.bits = config.storage_bits
         n = int(self.slot_offset[-1])
+        # (its slots' arrays in the real game's layout: the average strategy it reports)
+        real = setup.layout
+        self._average = (real.slot_round[self.slots], real.slot_kind[self.slots], real.slot_actions[self.slots],
+                         real.kernel_arrays())
+        self._row_offset = None
         if self.bits == 16:
             # 16-bit storage of its slots (hashing the layout's entries: the one-process rounding),
             # each group walked on a thread's float32 buffers as QuantizedEngine walks it (the
             # entry table rewritten in place to each group's local entries).
             self.storage = QuantizedStorage(local_slots(layout, self.slots))
+            self._row_offset = np.append(self.storage.rows.row_base, self.storage.rows.n_rows).astype(np.int64)
             self.plan = group_plan(group, table, self.storage.layout)
             self.regret, self.strat_sum = self.storage.regret, self.storage.strat_sum
             self._buffers = [[np.zeros(max(self.plan.largest, 1), np.float32) for _ in range(2)]
@@ -378,6 +460,48 @@ class GroupsActor:
         self.regret[lo:lo + len(regret)] = regret
         self.strat_sum[lo:lo + len(strat_sum)] = strat_sum
 
+    def average(self, lo: int, hi: int) -> np.ndarray:
+        """The average strategy of its slots ``lo..hi-1`` (its own numbers), their entries in order:
+        a piece of the strategy file, made where the sums are."""
+        slot_round, slot_kind, slot_actions, arrays = self._average
+        offsets = self.slot_offset
+        out = np.empty(int(offsets[hi] - offsets[lo]), np.float32)
+        if self.bits == 16:
+            kernels.average_slots(slot_round, slot_kind, slot_actions, offsets - offsets[lo], arrays,
+                                  read_only(self.storage.decoded("sum", lo, hi)), out, lo, hi)
+        else:
+            kernels.average_slots(slot_round, slot_kind, slot_actions, offsets, arrays, read_only(self.strat_sum), out,
+                                  lo, hi)
+        return out
+
+    def save(self, path: str) -> str:
+        """Write its part of a checkpoint (atomically) to ``path``, on storage the driver reaches:
+        its slots, their entries and its storage (16-bit: with its rows' scales)."""
+        arrays = {"slots": self.slots, "slot_offset": self.slot_offset, "regret": self.regret,
+                  "strat_sum": self.strat_sum, "cut_ids": self.cut_ids}
+        if self.bits == 16:
+            arrays.update(row_offset=self._row_offset, regret_scale=self.storage.regret_scale,
+                          sum_scale=self.storage.sum_scale)
+        save_slots_shard(path, arrays)
+        return path
+
+    def load(self, paths: list) -> str:
+        """Take its slots' storage from a checkpoint's shard files (written by any number of
+        actors); "" or the one-line reason it cannot."""
+        dst = {"regret": self.regret, "strat_sum": self.strat_sum}
+        if self.bits == 16:
+            dst.update(regret_scale=self.storage.regret_scale, sum_scale=self.storage.sum_scale)
+        covered = np.zeros(len(self.slots), bool)
+        try:
+            for path in paths:
+                copy_slots(load_slots_shard(path, self.bits == 16), self.slots, self.slot_offset, self._row_offset,
+                           dst, covered)
+        except CheckpointError as error:
+            return str(error)
+        if not covered.all():
+            return f"the checkpoint's shards miss {int((~covered).sum()):,} of an actor's {len(covered):,} slots"
+        return ""
+
     def scales(self) -> tuple[np.ndarray, np.ndarray]:
         """16-bit storage: its rows' regret and sum scales (in the layout's row order)."""
         return self.storage.regret_scale, self.storage.sum_scale
@@ -392,14 +516,6 @@ class GroupsActor:
 
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
-
-# Streamed actors deal their groups again once, by the seconds their update walks took over this
-# many iterations (after the first, which may compile), if the slowest actor's share falls by this.
-BALANCE_ITERATIONS = 3
-BALANCE_GAIN = 0.05
-
-# Entries an actor sends or takes in one call (float32 regrets and sums: 32 MB a piece, both ways).
-TRANSFER_ENTRIES = 1 << 22
 
 
 def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.ndarray,
@@ -550,11 +666,6 @@ class StreamedRayEngine(AbstractEngine):
         """16-bit storage: each actor's rows in the layout's row numbering."""
         return [local_slots(self.game_layout, slots).row_ids for slots, _ in self._owned]
 
-    def _quantized(self) -> QuantizedStorage:
-        """16-bit storage gathered whole (for the strategy file)."""
-        regret_scale, sum_scale = self._gather_scales()
-        return QuantizedStorage(self.game_layout, self._gather(0), regret_scale, self._gather(1), sum_scale)
-
     def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray, scales=None) -> None:
         """Hand a checkpoint's storage to the driver's trunk and the actors, piece by piece:
         float32, or with 16-bit storage its integers and row ``scales`` (float32 storage is
@@ -577,17 +688,39 @@ class StreamedRayEngine(AbstractEngine):
             for lo, hi, index in local_pieces(slots, base, offsets):
                 self._get([actor.set.remote(lo, regret[index], strat_sum[index])])
 
+    _written = ()  # the shard files of the last checkpoint written
+
     def checkpoint_state(self, path) -> CheckpointState:
-        """The storage gathered whole (16-bit: with its row scales)."""
-        if self.storage_bits == 32:
-            return super().checkpoint_state(path)
-        return CheckpointState(self._gather(0), self._gather(1), [], None, self._gather_scales())
+        """Each actor writes its part beside the checkpoint ``path`` (a folder every machine
+        reaches: :data:`SHARD_DIR`); the driver's trunk (16-bit: with its row scales) and the
+        shard list go into the checkpoint itself, written after them. No process holds the whole
+        storage. Shard files of older checkpoints than the one on disk are removed."""
+        from pathlib import Path
+
+        folder = Path(path).parent / SHARD_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        names = [f"{SHARD_DIR}/i{self.iteration}-s{k}of{len(self.actors)}.npz" for k in range(len(self.actors))]
+        self._get(actor.save.remote(str(Path(path).parent / name)) for actor, name in zip(self.actors, names))
+        current = set(names) | set(self._written)
+        for old in folder.glob("*.npz"):
+            if f"{SHARD_DIR}/{old.name}" not in current:
+                old.unlink(missing_ok=True)
+        self._written = names
+        scales = None
+        if self.storage_bits == 16:
+            scales = (self._trunk_store.regret_scale.copy(), self._trunk_store.sum_scale.copy())
+        return CheckpointState(self._regret.copy(), self._strat_sum.copy(), list(zip(names, self.blocks)), None,
+                               scales)
 
     def restore(self, data: dict, path) -> None:
-        """Take a checkpoint (16-bit storage: with its row scales, as QuantizedEngine's)."""
+        """Take a checkpoint: one written by streamed actors (the driver's trunk, and each actor
+        reads its slots from the shard files holding its cuts), or a whole one (16-bit storage:
+        with its row scales, as QuantizedEngine's), handed out piece by piece."""
+        if data["shards"]:
+            return self._restore_shards(data, path)
         if self.storage_bits == 32:
             return super().restore(data, path)
-        if data["shards"] or (data["scales"] is not None and not np.all(data["scales"] == 1.0)):
+        if data["scales"] is not None and not np.all(data["scales"] == 1.0):
             raise CheckpointError(f"{path} was not written by a solve of this streamed game")
         regret, strat_sum = self.take_whole_storage(data, path)
         scales = data.pop("row_scales", None)
@@ -597,17 +730,49 @@ class StreamedRayEngine(AbstractEngine):
         self.load_storage(regret, strat_sum, scales)
         self.iteration = int(data["iteration"])
 
+    def _restore_shards(self, data: dict, path) -> None:
+        """:meth:`restore` of a checkpoint written by streamed actors (on any number of them)."""
+        regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
+        n = len(self._regret)
+        if len(regret) != n or regret.dtype != self._regret.dtype:
+            raise CheckpointError(f"{path} was not written by streamed actors of this game (its trunk holds "
+                                  f"{len(regret):,} entries, this game's {n:,})")
+        self._regret[...], self._strat_sum[...] = regret, strat_sum
+        if self.storage_bits == 16:
+            scales, trunk = data.pop("row_scales"), self._trunk_store
+            if len(scales[0]) != trunk.rows.n_rows:
+                raise CheckpointError(f"{path} does not hold this game's trunk row scales")
+            trunk.regret_scale[...], trunk.sum_scale[...] = scales
+        files = data["shards"]
+        for block, actor in zip(self.blocks, self.actors):
+            mine = [str(name) for name, cuts in files if np.intersect1d(cuts, block).size]
+            problem = self._get([actor.load.remote(mine)])[0]
+            if problem:
+                raise CheckpointError(f"{path}: {problem}")
+        self.iteration = int(data["iteration"])
+
     def reset_storage(self) -> None:
         self.restart()
         self.iteration = 0
 
     def average_probability_chunks(self, max_entries: int = 1 << 24):
-        if self.storage_bits == 16:
-            yield from average_chunks(self.layout, self._quantized(), max_entries)
-            return
-        sums = self.strat_sum
-        for lo, hi in self.layout.slot_chunks(max_entries):
-            yield normalised_slots(self.layout, sums, lo, hi)
+        """The average strategy, chunk by chunk: the trunk's from the driver, each actor's slots
+        from the actor (normalised where its sums are), so no process holds the whole table."""
+        layout = self.layout
+        trunk = len(self._trunk_seat)
+        sums = self._trunk16("sum") if self.storage_bits == 16 else self._strat_sum
+        for lo, hi in layout.slot_chunks(max_entries):
+            start = int(layout.slot_offset[lo])
+            out = np.empty(int(layout.slot_offset[hi]) - start, np.float32)
+            if lo < trunk:
+                part = normalised_slots(layout, sums, lo, min(hi, trunk))
+                out[:len(part)] = part
+            for (slots, base), actor in zip(self._owned, self.actors):
+                k0, k1 = (int(k) for k in np.searchsorted(slots, [lo, hi]))
+                if k1 > k0:
+                    index = _runs(layout.slot_offset[slots[k0:k1]] - start, np.diff(base)[k0:k1])
+                    out[index] = self._get([actor.average.remote(k0, k1)])[0]
+            yield out
 
     # -- iterations -----------------------------------------------------------
     def _discount(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
@@ -692,7 +857,8 @@ class StreamedRayEngine(AbstractEngine):
         """Deal the groups to the actors again by the seconds their update walks took over the
         last :data:`BALANCE_ITERATIONS` iterations (costliest first, each to the actor with the least
         so far), if that takes the slowest actor's share down by :data:`BALANCE_GAIN` at least:
-        the storage moves as a checkpoint would (gathered, then handed out)."""
+        the storage moves through the driver (gathered, then handed out), so only where it takes a
+        quarter of the driver's machine at most."""
         now = self._group_costs()
         cost = {name: now[name][1] - self._costs_from[name][1] for name in now}
         loads = [sum(cost[int(c)] for c in block if int(c) in cost) for block in self.blocks]
@@ -701,7 +867,9 @@ class StreamedRayEngine(AbstractEngine):
         deal = balance_groups(members, len(self.actors), [cost[name] for name in names])
         blocks = [np.array(sorted(c for g in part for c in members[g]), np.int64) for part in deal]
         new = [sum(cost[names[g]] for g in part) for part in deal]
-        moved = all(len(b) for b in blocks) and max(new) < (1 - BALANCE_GAIN) * max(loads)
+        # (The storage moves through the driver: not where it would take more than a quarter of it.)
+        fits = self.game_layout.n_entries * (8 if self.storage_bits == 32 else 4) <= 0.25 * machine_memory_bytes()
+        moved = fits and all(len(b) for b in blocks) and max(new) < (1 - BALANCE_GAIN) * max(loads)
         if moved:
             self.rebalance(blocks)
         per = BALANCE_ITERATIONS
