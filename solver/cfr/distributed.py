@@ -499,8 +499,8 @@ class ClusterPlan(NamedTuple):
     actor_entries: int          # the largest actor's
     actor_bytes: int            # the largest actor's planned peak
     fixed_bytes: int            # of which every actor holds whatever its share
-    driver_bytes: int           # the driver's, and while it gathers a checkpoint or strategy file:
-    gather_bytes: int
+    driver_bytes: int           # the driver's
+    gather_bytes: int           # the whole storage, which a deal by measured cost moves through the driver
     smallest: int | None        # the fewest machines of this size whose actors fit, float32 storage
     smallest_bytes: int         # (its largest actor; None: an actor of one group each, the largest)
     smallest_16: int | None     # and with 16-bit storage
@@ -529,8 +529,9 @@ class ClusterPlan(NamedTuple):
             f"storage:         {self.entries:,} entries ({bits}); the largest actor {self.actor_entries:,}",
             f"per actor:       {format_bytes(self.actor_bytes)} at its peak, {format_bytes(self.fixed_bytes)} of it "
             f"whatever its share (the process, the layout, the trunk and shape): {verdict}",
-            f"driver:          {format_bytes(self.driver_bytes)}; {format_bytes(self.gather_bytes)} more while it "
-            "writes a checkpoint or the strategy file (it gathers the whole storage)",
+            f"driver:          {format_bytes(self.driver_bytes)} (the trunk and a strategy-file chunk; the actors "
+            "write their parts of checkpoints); dealing the groups again by measured cost moves "
+            f"{format_bytes(self.gather_bytes)} through it, done only where that is a quarter of its machine",
             f"smallest:        of {memory} machines, float32: {smallest(self.smallest, self.smallest_bytes)}; "
             f"16-bit: {smallest(self.smallest_16, self.smallest_16_bytes)}",
             f"network:         {format_bytes(self.network_bytes)} an iteration (reach down, values up, "

@@ -135,8 +135,8 @@ class ActorPlan(NamedTuple):
     entries: list              # each actor's storage entries
     bytes: list                # each actor's planned peak resident bytes
     fixed_bytes: int           # what every actor holds whatever its share (process, layout, trunk and shape)
-    driver_bytes: int          # the driver: the same fixed part and the trunk's storage
-    gather_bytes: int          # and, while it writes a checkpoint or strategy file, both whole arrays
+    driver_bytes: int          # the driver: the same fixed part, the trunk's storage and a strategy-file chunk
+    gather_bytes: int          # the whole storage: what a deal by measured cost moves through the driver
 
     @property
     def largest(self) -> int:
@@ -173,8 +173,9 @@ def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: 
     # (a gather: both arrays whole, float32 or 16-bit integers with every row's two scales)
     rows = int(parts.group_rows.sum()) + parts.trunk_rows
     gather = 8 * parts.entries if storage_bits == 32 else 4 * parts.entries + QUANTIZED_BYTES_PER_ROW * rows
+    chunk = (4 + 8 + 4) * (1 << 24)   # (a strategy-file chunk: its probabilities, their entries, a piece received)
     return ActorPlan(actors, storage_bits, blocks, entries, peaks, fixed, max(building, fixed + parts.trunk_entries
-                     * per_entry), gather)
+                     * per_entry + chunk), gather)
 
 
 def smallest_cluster(parts: GameParts, machine_bytes: int, storage_bits: int = 32, threads: int = 1,
