@@ -396,6 +396,23 @@ def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, m
     result.engine.shutdown()
     expected = (tmp_path / "one" / "strategy.npz").read_bytes()
     assert (tmp_path / "ray" / "strategy.npz").read_bytes() == expected
+    # A compact strategy reads the rows' reach from the actors' shards as from a whole checkpoint.
+    from solver.tables.compact import make_compact
+    from solver.tables.strategy import load_strategy
+
+    for name in ("one", "ray"):
+        make_compact(tmp_path / name, tmp_path / f"{name}-compact", min_reach=1e-3)
+    ours, theirs = load_strategy(tmp_path / "ray-compact"), load_strategy(tmp_path / "one-compact")
+    assert np.array_equal(ours.probabilities, theirs.probabilities)
+    if bits == 32:   # and a warm start its regrets (the same buckets: copied as they are)
+        from solver.cfr.abstract import AbstractEngine
+        from solver.cfr.warm import warm_start
+        from solver.game.setup import GameSetup
+
+        warm, one = AbstractEngine(GameSetup(config, streamed=True)), AbstractEngine(GameSetup(config, streamed=True))
+        warm_start(warm, tmp_path / "ray")
+        warm_start(one, tmp_path / "one")
+        assert warm.iteration == 16 and np.array_equal(warm.regret, one.regret)
 
     monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)
     killed = []

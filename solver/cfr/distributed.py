@@ -36,9 +36,9 @@ from ..game.plan import format_bytes
 from ..game.setup import GameSetup
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Engine
-from .files import SHARD_DIR, save_shard
+from .files import SHARD_DIR, keep_shards, save_shard
 from .kernels import Cuts
-from .locks import LockError, compile_locks
+from .locks import compile_locks
 from .protocol import CheckpointState
 from .shards import Shard, assemble, copy_overlap, cut_shard, read_shard, trunk_shard  # noqa: F401
 from .walker import NO_STORAGE, Exploitability, Walker, read_only, walk_cuts
@@ -110,7 +110,7 @@ class SubtreeActor:
         self.regret = np.zeros(self.shard.n_entries, np.float32)
         self.strat_sum = np.zeros(self.shard.n_entries, np.float32)
         self.update_seconds = 0.0
-        self.locks, self._play = None, None
+        self.locks, self._play, self._sealed_sums = None, None, None
         if lock_file is not None:
             self.locks = compile_locks(lock_file, tree, walker.model.legal).within(self.layout_arrays.entry_offset)
             self.layout_arrays = self.layout_arrays._replace(lock_code=self.locks.codes(
@@ -125,6 +125,15 @@ class SubtreeActor:
         return self.locks.play(w.tree, self.layout_arrays.entry_offset, w.layout.row_width, w.layout.class_legal,
                                storage, np.empty_like(storage) if out is None else out)
 
+    def _sealed(self) -> np.ndarray:
+        """The strategy sums with locked rows replaced by their lock, made once until the sums
+        change (checks and the strategy file's chunks read them many times)."""
+        if self.locks is None:
+            return self.strat_sum
+        if self._sealed_sums is None:
+            self._sealed_sums = self._locked(self.strat_sum)
+        return self._sealed_sums
+
     def walk(self, traverser: int, policy: int, discount: dict, reach: np.ndarray) -> np.ndarray:
         """Walk every owned subtree from ``reach`` (cuts, 3, N); their values (cuts, N). Update
         walks play and update the regrets; best-response and evaluate walks play the sums."""
@@ -132,7 +141,9 @@ class SubtreeActor:
         t0 = time.perf_counter()
         self.cuts.reach[:] = reach
         update = policy in (kernels.UPDATE, kernels.UPDATE_PRUNED)
-        play = self._locked(self.regret, self._play) if update else self._locked(self.strat_sum)
+        play = self._locked(self.regret, self._play) if update else self._sealed()
+        if update:
+            self._sealed_sums = None
         regret, strat_sum = (self.regret, self.strat_sum) if update else (NO_STORAGE, NO_STORAGE)
         groups = (kernels.make_discount(**discount), w.tree_arrays, self.layout_arrays, w.draws, read_only(play),
                   regret, strat_sum)
@@ -151,6 +162,7 @@ class SubtreeActor:
     def set(self, regret: np.ndarray, strat_sum: np.ndarray) -> None:
         self.regret = np.array(regret, np.float32)
         self.strat_sum = np.array(strat_sum, np.float32)
+        self._sealed_sums = None
 
     def save(self, path: str) -> str:
         """Write this actor's shard (atomically) to ``path``, on storage the driver can reach."""
@@ -166,6 +178,7 @@ class SubtreeActor:
                 shard, regret, strat_sum = read_shard(path, self.walker, cuts)
                 copy_overlap(shard, regret, self.shard, self.regret)
                 copy_overlap(shard, strat_sum, self.shard, self.strat_sum)
+        self._sealed_sums = None
 
     def digests(self) -> tuple[str, str]:
         """SHA-256 of this shard's regrets and sums (packed as :meth:`Shard.take` packs them): to
@@ -175,7 +188,7 @@ class SubtreeActor:
     def sums_in(self, a: int, b: int) -> np.ndarray:
         """This shard's strategy sums of entries ``a..b-1``, packed (see :meth:`Shard.pack`); a locked
         row's are its lock's."""
-        return self.shard.pack(self._locked(self.strat_sum), a, b)
+        return self.shard.pack(self._sealed(), a, b)
 
     def pid(self) -> int:
         return os.getpid()
@@ -226,12 +239,8 @@ class RayEngine(Engine):
         # The storage is split, not allocated here: only the tree must fit (every process builds it).
         Engine.__init__(self, config, algorithm, check_memory=False, row_of=row_of, allocate=False)
         self._lock_file = locks
-        if locks is not None:   # (Engine.set_locks's checks; the locks are played where each part is stored)
-            if not self.schedule.row.lockable:
-                raise LockError(f"{self.algorithm} solves cannot be locked")
-            if self.layout.bucketed or self.layout.shares_slots:
-                raise LockError(f"{self.config.describe()}: node locking needs a game solved at full resolution "
-                                "(no card buckets, the whole history remembered): a lock names hands, not buckets")
+        if locks is not None:   # (played where each part is stored)
+            self.check_lockable()
             self.locks = compile_locks(locks, self.tree, self.model.legal)
             self.scales = None   # (locked rows are played from a copy: walks that discount every entry)
         if check_memory:
@@ -309,14 +318,15 @@ class RayEngine(Engine):
         """Digests of the storage piece by piece (the trunk, then each actor's shard), without
         gathering it: equal to :func:`piece_digests` of a one-process run's arrays."""
         trunk = storage_digests(self._regret, self._strat_sum)  # the driver keeps the trunk's entries only
-        return [trunk] + [tuple(d) for d in self._ray.get([actor.digests.remote() for actor in self.actors])]
+        return [trunk] + [tuple(d) for d in ray_results(self._ray, [actor.digests.remote() for actor in self.actors],
+                                                        "reading digests")]
 
     # -- the storage, whole -----------------------------------------------
     def _gather(self, which: int) -> np.ndarray:
         whole = np.zeros(self.layout.n_entries, np.float32)
         self.trunk.put((self._regret, self._strat_sum)[which], whole)
         for actor, shard in zip(self.actors, self.shards):
-            shard.put(self._ray.get(actor.get.remote())[which], whole)
+            shard.put(ray_results(self._ray, [actor.get.remote()], "gathering the storage")[0][which], whole)
         return whole
 
     @property
@@ -333,8 +343,8 @@ class RayEngine(Engine):
         """Hand each shard its part of a checkpoint's arrays (``scales``: see Engine.load_storage)."""
         self.set_scale_factors(scales)
         self._regret, self._strat_sum = self.trunk.take(regret), self.trunk.take(strat_sum)
-        self._ray.get([actor.set.remote(shard.take(regret), shard.take(strat_sum))
-                       for actor, shard in zip(self.actors, self.shards)])
+        ray_results(self._ray, [actor.set.remote(shard.take(regret), shard.take(strat_sum))
+                                for actor, shard in zip(self.actors, self.shards)], "handing out the storage")
 
     def average_sums(self) -> np.ndarray:
         """Every shard's strategy sums, locked rows replaced by their lock."""
@@ -354,7 +364,8 @@ class RayEngine(Engine):
             a, b = int(layout.slot_offset[lo]), int(layout.slot_offset[hi])
             chunk = np.zeros(b - a, np.float32)
             self.trunk.unpack(self.trunk.pack(self._trunk_locked(self._strat_sum), a, b), a, b, chunk)
-            parts = self._ray.get([actor.sums_in.remote(a, b) for actor in self.actors])
+            parts = ray_results(self._ray, [actor.sums_in.remote(a, b) for actor in self.actors],
+                                "writing the strategy file")
             for shard, values in zip(self.shards, parts):
                 shard.unpack(values, a, b, chunk)
             out = np.empty(b - a, np.float32)
@@ -376,10 +387,7 @@ class RayEngine(Engine):
         names = [f"{SHARD_DIR}/{tag}a{k}of{len(self.actors)}.npz" for k in range(len(self.actors))]
         ray_results(self._ray, [actor.save.remote(str(Path(path).parent / name))
                                 for actor, name in zip(self.actors, names)], "writing the checkpoint")
-        current = set(names) | set(self._written)
-        for old in folder.glob("*.npz"):
-            if f"{SHARD_DIR}/{old.name}" not in current:
-                old.unlink(missing_ok=True)
+        keep_shards(Path(path).parent, names, self._written)
         self._written = names
         return CheckpointState(self._regret, self._strat_sum, list(zip(names, self.blocks)), self.scale_factors())
 
@@ -390,6 +398,8 @@ class RayEngine(Engine):
         self.iteration = int(data["iteration"])
 
     def _restore_storage(self, data: dict, path="the checkpoint") -> None:
+        from pathlib import Path
+
         from .files import CheckpointError
 
         if not data["shards"]:
@@ -402,6 +412,8 @@ class RayEngine(Engine):
         self._regret = np.array(data.pop("regret"), np.float32)
         self._strat_sum = np.array(data.pop("strat_sum"), np.float32)
         shards = [(str(path), np.asarray(cuts)) for path, cuts in data["shards"]]
+        # (the checkpoint on disk until the next one replaces it: its shards are kept until then)
+        self._written = [f"{SHARD_DIR}/{Path(path).name}" for path, _ in shards]
         try:
             self._ray.get([actor.load.remote(shards) for actor in self.actors])
         except self._ray.exceptions.RayTaskError as error:
@@ -430,11 +442,16 @@ def ray_results(ray, futures, when: str) -> list:
     """The results of actor calls. An actor that died is :class:`ActorLost` (the solve replaces
     it from the last checkpoint); a call that raised is a RayError with its last line (run again
     it would fail again: not retried)."""
+    exceptions = ray.exceptions
     try:
         return ray.get(list(futures))
-    except ray.exceptions.RayActorError as error:
+    except exceptions.RayActorError as error:
+        if getattr(error, "actor_init_failed", False):   # (a new actor would fail to start again)
+            raise RayError(f"a Ray actor could not start {when}: {str(error).strip().splitlines()[-1]}") from None
         raise ActorLost(f"a Ray actor was lost {when} ({type(error).__name__})") from None
-    except ray.exceptions.RayTaskError as error:
+    except (exceptions.ObjectLostError, exceptions.OwnerDiedError) as error:   # (its node went away)
+        raise ActorLost(f"a Ray actor's results were lost {when} ({type(error).__name__})") from None
+    except exceptions.RayError as error:
         raise RayError(f"a Ray actor failed {when}: {str(error).strip().splitlines()[-1]}") from None
 
 
@@ -504,7 +521,7 @@ class ClusterPlan(NamedTuple):
     smallest: int | None        # the fewest machines of this size whose actors fit, float32 storage
     smallest_bytes: int         # (its largest actor; None: an actor of one group each, the largest)
     smallest_16: int | None     # and with 16-bit storage
-    smallest_16_bytes: int
+    smallest_16_bytes: int      # (0: 16 bits do not apply: a game without buckets and recall)
     network_bytes: int          # per iteration (two update walks), both ways
     seconds: float              # projected per iteration
 
@@ -518,6 +535,8 @@ class ClusterPlan(NamedTuple):
         bits = "float32" if self.storage_bits == 32 else "16-bit"
 
         def smallest(n, size):
+            if not size:
+                return "not for this game (16-bit storage needs card buckets in every round and a recall)"
             return (f"{n} machine(s), {format_bytes(size)} an actor" if n is not None else
                     f"none: an actor of one group alone needs {format_bytes(size)} (machines of "
                     f"{format_bytes(size / 0.75)})")
@@ -563,13 +582,15 @@ def cluster_plan(config: GameConfig, machines: int, machine_bytes: int, cores: i
     groups = len(np.unique(parts.cut_group))
     actors = min(machines, groups)
     plan = plan_actors(parts, actors, config.storage_bits, cores)
+    # (16-bit storage is the abstract game's: card buckets in every round and a recall)
     small = {bits: smallest_cluster(parts, machine_bytes, bits, cores) or plan_actors(parts, groups, bits, cores)
-             for bits in (32, 16)}
+             for bits in ((32, 16) if config.abstract_game_ready else (32,))}
     network = 2 * len(parts.cut_group) * 4 * parts.states * 8
     seconds = parts.entries * NS_PER_ENTRY_CORE * 1e-9 / (actors * cores) \
         + network / NETWORK_BYTES_PER_SECOND / actors + 2 * WALK_LATENCY_SECONDS
     return ClusterPlan(machines, int(machine_bytes), cores, config.storage_bits, len(parts.cut_group), groups, actors,
                        parts.entries, max(plan.entries), plan.largest, plan.fixed_bytes, plan.driver_bytes,
                        plan.gather_bytes, *(x for bits in (32, 16) for x in (
-                           small[bits].actors if small[bits].largest <= 0.75 * machine_bytes else None,
-                           small[bits].largest)), network, seconds)
+                           (None, 0) if bits not in small else
+                           (small[bits].actors if small[bits].largest <= 0.75 * machine_bytes else None,
+                            small[bits].largest))), network, seconds)

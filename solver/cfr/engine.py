@@ -196,16 +196,12 @@ class Engine(StorageHere):
         walks play the regrets with those rows replaced. Costs three more arrays of the storage's
         entries (float32): the rows played, the lock codes the walks read, and the average
         strategy's sums with locked rows replaced (made when asked for)."""
-        if not self.schedule.row.lockable:
-            raise LockError(f"{self.algorithm} solves cannot be locked")
+        self.check_lockable()
         if self.scales is not None:
             # Locked rows are played from a copy of the storage: walks that discount every entry.
             if self.iteration > 0:
                 raise LockError("node locks are set before the first iteration")
             self.scales = None
-        if self.layout.bucketed or self.layout.shares_slots:
-            raise LockError(f"{self.config.describe()}: node locking needs a game solved at full resolution "
-                            "(no card buckets, the whole history remembered): a lock names hands, not buckets")
         self.locks = locks
         self._play = np.empty_like(self.regret)
         # The tree's arrays as the lock kernel takes them, made once (it runs before every walk).
@@ -215,6 +211,14 @@ class Engine(StorageHere):
         # The walks play the locks: best responses keep them, partly locked regrets are their free choice's.
         self.walker.layout_arrays = self.walker.layout_arrays._replace(
             lock_code=locks.codes(self.tree, self.layout.entry_offset, self.layout.row_width, self.layout.n_entries))
+
+    def check_lockable(self) -> None:
+        """LockError unless this solve can be locked: an algorithm that allows it, at full resolution."""
+        if not self.schedule.row.lockable:
+            raise LockError(f"{self.algorithm} solves cannot be locked")
+        if self.layout.bucketed or self.layout.shares_slots:
+            raise LockError(f"{self.config.describe()}: node locking needs a game solved at full resolution "
+                            "(no card buckets, the whole history remembered): a lock names hands, not buckets")
 
     def _lock(self, storage: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``storage`` with the locked rows replaced by the strategy they play, into ``out``."""

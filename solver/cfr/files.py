@@ -285,6 +285,16 @@ def save_shard(path: Path, regret: np.ndarray, strat_sum: np.ndarray, cut_ids: n
     _write_npz(path, {"regret": regret, "strat_sum": strat_sum, "cut_ids": cut_ids})
 
 
+def keep_shards(run_dir: Path, names: list, also: tuple = ()) -> None:
+    """Remove the shard files in ``run_dir``'s :data:`SHARD_DIR` other than ``names`` (the
+    checkpoint about to be written) and ``also`` (the one on disk until it is replaced)."""
+    folder = Path(run_dir) / SHARD_DIR
+    current = set(names) | set(also)
+    for old in folder.glob("*.npz"):
+        if f"{SHARD_DIR}/{old.name}" not in current:
+            old.unlink(missing_ok=True)
+
+
 def save_slots_shard(path: Path, arrays: dict) -> None:
     """A streamed Ray actor's part of a checkpoint (:mod:`solver.cfr.streamed_ray`): its slots (the
     layout's numbers), their first entries in its arrays, its regrets and sums (16-bit: with each
@@ -299,16 +309,21 @@ def load_slots_shard(path: Path, sixteen: bool) -> dict:
         raise CheckpointError(f"{path}: a shard of the checkpoint is missing")
     arrays = read_arrays(Path(path))
     check_arrays(path, arrays)
-    names = ("slots", "slot_offset", "regret", "strat_sum", "cut_ids") + (("regret_scale", "sum_scale") if sixteen
-                                                                           else ())
+    names = ("slots", "slot_offset", "regret", "strat_sum", "cut_ids") + (
+        ("row_offset", "regret_scale", "sum_scale") if sixteen else ())
     missing = [name for name in names if name not in arrays]
     if missing:
         raise CheckpointError(f"{path} is damaged: it has no {missing[0]!r} array" if "slots" not in missing[:1]
                               else f"{path} was written by a Ray run of a built tree; this game is streamed")
     slots, offsets = arrays["slots"], arrays["slot_offset"]
     n = int(offsets[-1]) if len(offsets) else -1
-    if (len(offsets) != len(slots) + 1 or len(arrays["regret"]) != n or len(arrays["strat_sum"]) != n
-            or np.any(np.diff(slots) <= 0) or np.any(np.diff(offsets) < 0)):
+    sound = (len(offsets) == len(slots) + 1 and len(arrays["regret"]) == n and len(arrays["strat_sum"]) == n
+             and not np.any(np.diff(slots) <= 0) and not np.any(np.diff(offsets) < 0))
+    if sixteen and sound:
+        rows = arrays["row_offset"]
+        sound = (len(rows) == len(slots) + 1 and not np.any(np.diff(rows) < 0)
+                 and len(arrays["regret_scale"]) == len(arrays["sum_scale"]) == (int(rows[-1]) if len(rows) else -1))
+    if not sound:
         raise CheckpointError(f"{path} is damaged: its slots and storage do not add up")
     return arrays
 

@@ -393,9 +393,11 @@ def shards_into(data: dict, layout: StrategyLayout, sixteen: bool) -> None:
     from .streamed_ray import assemble_shards
 
     whole = assemble_shards(data["shards"], layout, sixteen)
-    n = len(data["regret"])
-    whole["regret"][:n], whole["strat_sum"][:n] = data["regret"], data["strat_sum"]
-    data["regret"], data["strat_sum"], data["shards"] = whole["regret"], whole["strat_sum"], []
+    for name in ("regret", "strat_sum"):   # (a half not read stays unread: None)
+        if data.get(name) is not None:
+            whole[name][:len(data[name])] = data[name]
+            data[name] = whole[name]
+    data["shards"] = []
     if sixteen:
         rows = len(data["row_scales"][0])
         whole["regret_scale"][:rows], whole["sum_scale"][:rows] = data["row_scales"]

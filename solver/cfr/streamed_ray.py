@@ -17,9 +17,11 @@ the cut, whose owner skips it, and the cut of the first merged count, which its 
 carries them all (the trunk's walk reads its value for each). Owners need not be the same.
 
 Every entry receives the same operations in the same order as in one process
-(:class:`solver.cfr.abstract.AbstractEngine`: a group's walk adds to it in cut order, whatever
-thread or process walks the group), so the storage is the one-process storage bit for bit.
-Float32 storage; 16-bit storage and locks are refused.
+(:class:`solver.cfr.abstract.AbstractEngine`, or :class:`solver.cfr.quantized.QuantizedEngine`
+in 16 bits: a group's walk adds to it in cut order, whatever thread or process walks the
+group), so the storage is the one-process storage bit for bit. Checkpoints are written by the
+actors, each its part, and the strategy file chunk by chunk from them: the driver never holds
+the whole storage (but to deal the groups again by measured cost, once, where it fits).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from . import kernels
 from .abstract import AbstractEngine
 from .distributed import RayError, actor_seconds, connect, kill_actors, ray_results
 from .engine import DEFAULT_ALGORITHM
-from .files import SHARD_DIR, CheckpointError, load_slots_shard, save_slots_shard
+from .files import SHARD_DIR, CheckpointError, keep_shards, load_slots_shard, save_slots_shard
 from .protocol import CheckpointState
 from .quantized import NO_VALUES, QuantizedStorage, group_plan, local_slots, row_map
 from .streamed import (StreamedArrays, _trunk_walk, balance_groups, cut_entries, cut_members, group_chunks,
@@ -78,6 +80,7 @@ class Balance(NamedTuple):
     before: list          # each actor's seconds of update walks an iteration, as dealt
     after: list           # as the measured costs deal them
     moved: bool           # whether the groups were dealt again
+    why: str = ""         # why not
 
     def describe(self) -> str:
         def shares(xs):
@@ -86,7 +89,7 @@ class Balance(NamedTuple):
         if self.moved:
             return f"dealt by measured cost after iteration {self.iteration}: {shares(self.before)} -> " \
                    f"{shares(self.after)} s"
-        return f"measured {shares(self.before)} s after iteration {self.iteration}: the deal kept"
+        return f"measured {shares(self.before)} s after iteration {self.iteration}: the deal kept ({self.why})"
 
 
 class GameParts(NamedTuple):
@@ -539,7 +542,7 @@ def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.
 class StreamedRayEngine(AbstractEngine):
     """:class:`AbstractEngine` whose cut groups live in Ray actors (see the module docstring): the
     same iterations, checks and files, bit for bit. ``regret`` and ``strat_sum`` read as whole
-    arrays gather every actor's (for checkpoints and strategy files)."""
+    arrays gather every actor's (tests, and a deal by measured cost)."""
 
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
                  actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0,
@@ -589,8 +592,9 @@ class StreamedRayEngine(AbstractEngine):
         can place every actor (their memory resources)."""
         limit, plan, threads = self._actor_memory, self.actor_plan, max(1, int(self._actor_cpus))
         if plan.largest > limit:
-            fewest = smallest_cluster(self._parts, limit, threads=threads, share=1.0)
-            alone = plan_actors(self._parts, len(np.unique(self.cut_group)), threads=threads).largest
+            bits = self.storage_bits
+            fewest = smallest_cluster(self._parts, limit, bits, threads, share=1.0)
+            alone = plan_actors(self._parts, len(np.unique(self.cut_group)), bits, threads).largest
             advice = (f"{fewest.actors} actors would fit (the fewest that do)" if fewest is not None else
                       f"no number of actors fits (an actor of one group needs {format_bytes(alone)})")
             raise RayError(f"each actor may use {format_bytes(limit)} (--actor-memory), but the largest of "
@@ -702,10 +706,7 @@ class StreamedRayEngine(AbstractEngine):
         folder.mkdir(parents=True, exist_ok=True)
         names = [f"{SHARD_DIR}/i{self.iteration}-s{k}of{len(self.actors)}.npz" for k in range(len(self.actors))]
         self._get(actor.save.remote(str(Path(path).parent / name)) for actor, name in zip(self.actors, names))
-        current = set(names) | set(self._written)
-        for old in folder.glob("*.npz"):
-            if f"{SHARD_DIR}/{old.name}" not in current:
-                old.unlink(missing_ok=True)
+        keep_shards(Path(path).parent, names, self._written)
         self._written = names
         scales = None
         if self.storage_bits == 16:
@@ -733,6 +734,8 @@ class StreamedRayEngine(AbstractEngine):
 
     def _restore_shards(self, data: dict, path) -> None:
         """:meth:`restore` of a checkpoint written by streamed actors (on any number of them)."""
+        from pathlib import Path
+
         regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
         n = len(self._regret)
         if len(regret) != n or regret.dtype != self._regret.dtype:
@@ -745,6 +748,8 @@ class StreamedRayEngine(AbstractEngine):
                 raise CheckpointError(f"{path} does not hold this game's trunk row scales")
             trunk.regret_scale[...], trunk.sum_scale[...] = scales
         files = data["shards"]
+        # (the checkpoint on disk until the next one replaces it: its shards are kept until then)
+        self._written = [f"{SHARD_DIR}/{Path(name).name}" for name, _ in files]
         for block, actor in zip(self.blocks, self.actors):
             mine = [str(name) for name, cuts in files if np.intersect1d(cuts, block).size]
             problem = self._get([actor.load.remote(mine)])[0]
@@ -764,7 +769,7 @@ class StreamedRayEngine(AbstractEngine):
         sums = self._trunk16("sum") if self.storage_bits == 16 else self._strat_sum
         for lo, hi in layout.slot_chunks(max_entries):
             start = int(layout.slot_offset[lo])
-            out = np.empty(int(layout.slot_offset[hi]) - start, np.float32)
+            out = np.zeros(int(layout.slot_offset[hi]) - start, np.float32)
             if lo < trunk:
                 part = normalised_slots(layout, sums, lo, min(hi, trunk))
                 out[:len(part)] = part
@@ -868,13 +873,23 @@ class StreamedRayEngine(AbstractEngine):
         deal = balance_groups(members, len(self.actors), [cost[name] for name in names])
         blocks = [np.array(sorted(c for g in part for c in members[g]), np.int64) for part in deal]
         new = [sum(cost[names[g]] for g in part) for part in deal]
-        # (The storage moves through the driver: not where it would take more than a quarter of it.)
+        # The storage moves through the driver: not where it would take more than a quarter of it;
+        # and no actor may plan to need more memory than its limit, or (none) a tenth more than the
+        # largest needs now.
         fits = self.game_layout.n_entries * (8 if self.storage_bits == 32 else 4) <= 0.25 * machine_memory_bytes()
-        moved = fits and all(len(b) for b in blocks) and max(new) < (1 - BALANCE_GAIN) * max(loads)
-        if moved:
+        gain = all(len(b) for b in blocks) and max(new) < (1 - BALANCE_GAIN) * max(loads)
+        why = "" if gain else "the gain is under 5%"
+        if gain and not fits:
+            why = "the storage is too big to move through the driver"
+        elif gain:
+            threads = max(1, int(self._actor_cpus))
+            room = self._actor_memory or 1.1 * self.actor_plan.largest
+            if plan_actors(self._parts, len(blocks), self.storage_bits, threads, blocks).largest > room:
+                why = "an actor would need more memory"
+        if not why:
             self.rebalance(blocks)
         per = BALANCE_ITERATIONS
-        self.balanced = Balance(self.iteration, [x / per for x in loads], [x / per for x in new], moved)
+        self.balanced = Balance(self.iteration, [x / per for x in loads], [x / per for x in new], not why, why)
 
     def rebalance(self, blocks: list) -> None:
         """Give the actors these cuts (whole groups each, every cut once): the storage gathered,

@@ -119,6 +119,10 @@ def warm_start(engine, run: str | Path) -> WarmStart:
     if (coarse_layout.n_slots != fine_layout.n_slots
             or not np.array_equal(coarse_layout.slot_actions, fine_layout.slot_actions)):
         raise CheckpointError(f"{path}: its slots are not this game's")
+    if data["shards"]:   # (a run on streamed Ray actors: its shards made whole)
+        from .streamed import shards_into
+
+        shards_into(data, coarse_layout, False)
     if data["regret"].shape != (coarse_layout.n_entries,):
         raise CheckpointError(f"{path} does not hold its layout's {coarse_layout.n_entries:,} entries")
     mapping = bucket_map(fine_layout.row_of, coarse_layout.row_of, engine.model.deal_prob)

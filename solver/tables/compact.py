@@ -178,6 +178,10 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
     saved = load_strategy_file(run / STRATEGY_NAME)
     data = load_checkpoint(run / CHECKPOINT_NAME, saved.config, sums_only=True)
     layout = saved.layout
+    if data["shards"]:   # (a run on streamed Ray actors: its shards made whole)
+        from ..cfr.streamed import shards_into
+
+        shards_into(data, layout, saved.config.storage_bits == 16)
     if data["strat_sum"].shape != (layout.n_entries,):
         raise CheckpointError(f"{run / CHECKPOINT_NAME} does not hold the strategy file's {layout.n_entries:,} entries")
     if int(data["iteration"]) != saved.iteration:
