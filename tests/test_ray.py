@@ -322,7 +322,8 @@ def test_streamed_actors_are_dealt_by_measured_cost(cluster, monkeypatch):
         engine.shutdown()
 
 
-def test_streamed_actors_use_the_memory_planned(cluster, tmp_path):
+@pytest.mark.parametrize("game", ["full", "recall-16-bit"])
+def test_streamed_actors_use_the_memory_planned(cluster, tmp_path, game):
     """Each streamed actor's peak resident memory, over a solve that writes its checkpoint and
     strategy file (the storage gathered piece by piece), is within 20% of the plan's figure
     (solver.cfr.streamed_ray.plan_actors, what `badugi plan --machines` prints). The plan is of
@@ -330,12 +331,13 @@ def test_streamed_actors_use_the_memory_planned(cluster, tmp_path):
     from solver.cfr.streamed_ray import game_parts, plan_actors
     from solver.game.setup import GameSetup
 
-    setup = GameSetup(_tiny_triple(), streamed=True)
+    config = _tiny_triple() if game == "full" else dataclasses.replace(_tiny_recall(), storage_bits=16)
+    setup = GameSetup(config, streamed=True)
     solve(setup, iterations=2, streamed=True, ray=RaySetup(cluster, 2, 0.5)).engine.shutdown()
     result = solve(setup, iterations=30, out_dir=tmp_path, streamed=True, ray=RaySetup(cluster, 2, 0.5))
     try:
         measured = result.engine.actor_memory()
-        planned = plan_actors(game_parts(setup), 2, blocks=result.engine.blocks).bytes
+        planned = plan_actors(game_parts(setup), 2, config.storage_bits, blocks=result.engine.blocks).bytes
     finally:
         result.engine.shutdown()
     for used, plan in zip(measured, planned):
