@@ -547,7 +547,7 @@ class ClusterPlan(NamedTuple):
             f"slot; {self.actors} streamed actor(s), one a machine",
             f"storage:         {self.entries:,} entries ({bits}); the largest actor {self.actor_entries:,}",
             f"per actor:       {format_bytes(self.actor_bytes)} at its peak, {format_bytes(self.fixed_bytes)} of it "
-            f"whatever its share (the process, the layout, the trunk and shape): {verdict}",
+            f"whatever its share (the process, the trunk and shape; the layout only while it starts): {verdict}",
             f"driver:          {format_bytes(self.driver_bytes)} (the trunk and a strategy-file chunk; the actors "
             "write their parts of checkpoints); dealing the groups again by measured cost moves "
             f"{format_bytes(self.gather_bytes)} through it, done only where that is a quarter of its machine",

@@ -36,6 +36,7 @@ from abstractions.random import stream_seed
 
 from ..game.config import GameConfig
 from ..game.plan import format_bytes, machine_memory_bytes
+from ..game.layout import no_rule
 from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
@@ -55,8 +56,9 @@ from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, re
 # with Python, NumPy, Numba and the walks compiled (cached): measured, an actor of a tiny game at
 # 315 MB less what the terms below count for it) plus the larger of building the layout
 # (LAYOUT_BUILD_FACTOR times its arrays, measured: 2.4 on full-resolution cap-4 triple draw, 2.6
-# on the preset's rule at cap 2) and the solve's steady state: the layout's arrays, the trunk and
-# shape, its cuts' entry tables, its storage and a transfer piece (both ways). A first run after
+# on the preset's rule at cap 2) and the solve's steady state: the trunk and shape, its cuts'
+# entry tables, its storage and a transfer piece (both ways; the layout, every slot's, is let go
+# once the actor has its entries: it is the driver's to keep). A first run after
 # the walks' code changed compiles them in each actor: about 140 MB more, once. Measured against
 # the plan: within 7% at cap 2 and cap 4 (BENCHMARKS.md, "Streamed actors").
 ACTOR_BASE_BYTES = 250 << 20
@@ -137,7 +139,7 @@ class ActorPlan(NamedTuple):
     blocks: list               # each actor's cuts
     entries: list              # each actor's storage entries
     bytes: list                # each actor's planned peak resident bytes
-    fixed_bytes: int           # what every actor holds whatever its share (process, layout, trunk and shape)
+    fixed_bytes: int           # what every actor holds whatever its share (the process, the trunk and shape)
     driver_bytes: int          # the driver: the same fixed part, the trunk's storage and a strategy-file chunk
     gather_bytes: int          # the whole storage: what a deal by measured cost moves through the driver
 
@@ -156,7 +158,7 @@ def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: 
 
     blocks = owned_groups(parts.cut_group, actors) if blocks is None else blocks
     nodes = parts.built_nodes * (BYTES_PER_NODE + 24 * threads)
-    fixed = ACTOR_BASE_BYTES + parts.layout_bytes + nodes
+    fixed = ACTOR_BASE_BYTES + nodes          # (an actor lets the layout go once it has its entries)
     building = ACTOR_BASE_BYTES + int(LAYOUT_BUILD_FACTOR * parts.layout_bytes)
     entries, peaks = [], []
     for block in blocks:
@@ -177,8 +179,8 @@ def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: 
     rows = int(parts.group_rows.sum()) + parts.trunk_rows
     gather = 8 * parts.entries if storage_bits == 32 else 4 * parts.entries + QUANTIZED_BYTES_PER_ROW * rows
     chunk = (4 + 8 + 4) * (1 << 24)   # (a strategy-file chunk: its probabilities, their entries, a piece received)
-    return ActorPlan(actors, storage_bits, blocks, entries, peaks, fixed, max(building, fixed + parts.trunk_entries
-                     * per_entry + chunk), gather)
+    driver = fixed + parts.layout_bytes + parts.trunk_entries * per_entry + chunk   # (the driver keeps the layout)
+    return ActorPlan(actors, storage_bits, blocks, entries, peaks, fixed, max(building, driver), gather)
 
 
 def smallest_cluster(parts: GameParts, machine_bytes: int, storage_bits: int = 32, threads: int = 1,
@@ -336,6 +338,11 @@ class GroupsActor:
         self.group_seconds = np.zeros(len(self.groups))
         self.update_seconds = 0.0
         self._deal()
+        # Its walks read its entry table, not the recall rule: no reference to the layout's arrays
+        # of every slot stays (2 GiB at full resolution at cap 4), so they are freed.
+        rule = no_rule(config.rounds)
+        self.abstract = self.abstract._replace(tree=self.abstract.tree._replace(rule=rule))
+        self.certify = self.certify._replace(tree=self.certify.tree._replace(rule=rule))
 
     def _deal(self) -> None:
         """Its groups dealt to its threads: by the seconds their update walks took so far (by
