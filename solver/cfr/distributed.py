@@ -222,7 +222,20 @@ def connect(address: str, actors: int):
     return ray
 
 
-class RayEngine(Engine):
+class GatheredStorage:
+    """``regret`` and ``strat_sum`` of an engine whose storage is in actors: every actor's part
+    gathered into one whole-layout array (``_gather(0)`` or ``_gather(1)``)."""
+
+    @property
+    def regret(self) -> np.ndarray:
+        return self._gather(0)
+
+    @property
+    def strat_sum(self) -> np.ndarray:
+        return self._gather(1)
+
+
+class RayEngine(GatheredStorage, Engine):
     """An :class:`Engine` whose subtrees live in Ray actors (see the module docstring): the same
     iterations, checks and files, bit for bit, with the storage split across processes.
 
@@ -329,15 +342,6 @@ class RayEngine(Engine):
             shard.put(ray_results(self._ray, [actor.get.remote()], "gathering the storage")[0][which], whole)
         return whole
 
-    @property
-    def regret(self) -> np.ndarray:
-        """Every shard's regrets as one whole-layout array (a checkpoint's)."""
-        return self._gather(0)
-
-    @property
-    def strat_sum(self) -> np.ndarray:
-        """Every shard's strategy sums as one whole-layout array."""
-        return self._gather(1)
 
     def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray, scales: np.ndarray | None = None) -> None:
         """Hand each shard its part of a checkpoint's arrays (``scales``: see Engine.load_storage)."""

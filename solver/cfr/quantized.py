@@ -54,7 +54,7 @@ from .abstract import AbstractEngine
 from .files import CheckpointError
 from .kernels import Discount, make_discount
 from .protocol import CheckpointState
-from .streamed import StreamedWalker, _trunk_walk, balance_groups, shards_into
+from .streamed import StreamedWalker, _trunk_walk, balance_groups, index_runs, shards_into
 from .walker import NO_STORAGE, Exploitability, in_threads, read_only
 
 REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
@@ -284,8 +284,7 @@ def local_slots(layout: StrategyLayout, slots: np.ndarray) -> LocalSlots:
     sizes = offsets[slots + 1] - offsets[slots]
     actions = layout.slot_actions[slots].astype(np.int64)
     rows = row_map(layout)
-    row_ids = np.repeat(rows.row_base[slots] - np.concatenate([[0], np.cumsum(actions)[:-1]]), actions) \
-        + np.arange(int(actions.sum()))
+    row_ids = index_runs(rows.row_base[slots], actions)
     return LocalSlots(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), layout.slot_seat[slots],
                       layout.slot_actions[slots], layout.slot_round[slots], layout.row_width,
                       offsets[slots].astype(np.int64), row_ids.astype(np.int64))

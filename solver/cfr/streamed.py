@@ -385,6 +385,14 @@ class StreamedWalker:
         return Exploitability(br_button, br_bb, self.evaluate(play))
 
 
+def index_runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The indices of runs ``starts[k] .. starts[k] + sizes[k] - 1``, one after another (a set of
+    slots' entries, or rows, in some array)."""
+    sizes = np.asarray(sizes, np.int64)
+    return np.repeat(np.asarray(starts, np.int64) - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) \
+        + np.arange(int(sizes.sum()))
+
+
 def shards_into(data: dict, layout: StrategyLayout, sixteen: bool) -> None:
     """A checkpoint written by streamed Ray actors (``data``: its trunk and shard list) made whole
     in place, as a one-process checkpoint of ``layout``'s storage (16-bit: with every row's

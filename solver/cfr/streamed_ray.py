@@ -40,12 +40,13 @@ from ..game.layout import no_rule
 from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
-from .distributed import RayError, actor_seconds, connect, kill_actors, ray_results
+from .distributed import GatheredStorage, RayError, actor_seconds, connect, kill_actors, ray_results
 from .engine import DEFAULT_ALGORITHM
 from .files import SHARD_DIR, CheckpointError, keep_shards, load_slots_shard, save_slots_shard
 from .protocol import CheckpointState
 from .quantized import NO_VALUES, QuantizedStorage, group_plan, local_slots, row_map
 from .streamed import (StreamedArrays, _trunk_walk, balance_groups, cut_entries, cut_members, group_chunks,
+                       index_runs,
                        streamed_arrays)
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
 
@@ -209,12 +210,6 @@ def _chunks(cuts: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
     return [cuts[starts[k]:starts[k + 1]] for k in range(len(starts) - 1)]
 
 
-def _runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The indices of runs ``starts[k] .. starts[k] + sizes[k] - 1``, one after another."""
-    total = int(sizes.sum())
-    return np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) + np.arange(total)
-
-
 def copy_slots(src: dict, slots: np.ndarray, dst_offset: np.ndarray, dst_row_offset: np.ndarray | None,
                dst: dict, covered: np.ndarray, most: int = TRANSFER_ENTRIES) -> None:
     """Copy the storage of ``slots`` (increasing: a layout's numbers) that a checkpoint shard
@@ -235,15 +230,15 @@ def copy_slots(src: dict, slots: np.ndarray, dst_offset: np.ndarray, dst_row_off
         last = max(int(np.searchsorted(ends, (ends[first - 1] if first else 0) + most, side="right")), first + 1)
         last = min(last, len(common))
         part = slice(first, last)
-        source = _runs(src_offset[i_src[part]], sizes[part])
-        target = _runs(dst_offset[i_dst[part]], sizes[part])
+        source = index_runs(src_offset[i_src[part]], sizes[part])
+        target = index_runs(dst_offset[i_dst[part]], sizes[part])
         for name in ("regret", "strat_sum"):
             dst[name][target] = src[name][source]
         first = last
     if dst_row_offset is not None:
         src_rows = src["row_offset"]
         rows = src_rows[i_src + 1] - src_rows[i_src]
-        source, target = _runs(src_rows[i_src], rows), _runs(dst_row_offset[i_dst], rows)
+        source, target = index_runs(src_rows[i_src], rows), index_runs(dst_row_offset[i_dst], rows)
         for name in ("regret_scale", "sum_scale"):
             dst[name][target] = src[name][source]
     covered[i_dst] = True
@@ -540,13 +535,11 @@ def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.
         last = max(int(np.searchsorted(slot_offset, slot_offset[first] + most, side="right")) - 1, first + 1)
         last = min(last, len(slots))
         lo, hi = int(slot_offset[first]), int(slot_offset[last])
-        index = np.repeat(layout_offsets[slots[first:last]] - slot_offset[first:last], sizes[first:last]) \
-            + np.arange(lo, hi)
-        yield lo, hi, index
+        yield lo, hi, index_runs(layout_offsets[slots[first:last]], sizes[first:last])
         first = last
 
 
-class StreamedRayEngine(AbstractEngine):
+class StreamedRayEngine(GatheredStorage, AbstractEngine):
     """:class:`AbstractEngine` whose cut groups live in Ray actors (see the module docstring): the
     same iterations, checks and files, bit for bit. ``regret`` and ``strat_sum`` read as whole
     arrays gather every actor's (tests, and a deal by measured cost)."""
@@ -562,6 +555,7 @@ class StreamedRayEngine(AbstractEngine):
             raise RayError(f"--actors must be at least 1, got {actors}")
         self._ray = connect(address, actors)
         self._n_actors, self._actor_cpus, self._actor_memory = actors, actor_cpus, actor_memory
+        self._threads = max(1, int(actor_cpus))   # each actor's Numba threads
         self.balance, self.balanced, self._balance_said = balance, None, False
         self.actors: list = []
         # float32 storage, or 16-bit (QuantizedEngine's, each actor its part: the same bits)
@@ -592,12 +586,12 @@ class StreamedRayEngine(AbstractEngine):
         """Its actors' planned memory (:func:`plan_actors`; the game's parts found on first use)."""
         if self._parts is None:
             self._parts = game_parts(self.setup, self.arrays, self.cut_group)
-        return plan_actors(self._parts, self._n_actors, self.storage_bits, max(1, int(self._actor_cpus)), self.blocks)
+        return plan_actors(self._parts, self._n_actors, self.storage_bits, self._threads, self.blocks)
 
     def _check_actor_memory(self) -> None:
         """RayError unless each actor's planned peak is within its memory and the cluster's nodes
         can place every actor (their memory resources)."""
-        limit, plan, threads = self._actor_memory, self.actor_plan, max(1, int(self._actor_cpus))
+        limit, plan, threads = self._actor_memory, self.actor_plan, self._threads
         if plan.largest > limit:
             bits = self.storage_bits
             fewest = smallest_cluster(self._parts, limit, bits, threads, share=1.0)
@@ -621,8 +615,7 @@ class StreamedRayEngine(AbstractEngine):
         self.shutdown()
         memory = {} if self._actor_memory is None else {"memory": int(self._actor_memory)}
         remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0, **memory)(GroupsActor)
-        threads = max(1, int(self._actor_cpus))
-        self.actors = [remote.remote(self.config, self.setup.row_of, block, threads) for block in self.blocks]
+        self.actors = [remote.remote(self.config, self.setup.row_of, block, self._threads) for block in self.blocks]
         self._run, self._costs_from = 0, None                     # iterations since the actors started
         self._said = (np.zeros(len(self.actors)), 0)             # actors' seconds and iterations at the last note
         n = int(self._trunk_offset[-1])
@@ -655,13 +648,6 @@ class StreamedRayEngine(AbstractEngine):
                 whole[index] = self._get([actor.get.remote(which, lo, hi)])[0]
         return whole
 
-    @property
-    def regret(self) -> np.ndarray:
-        return self._gather(0)
-
-    @property
-    def strat_sum(self) -> np.ndarray:
-        return self._gather(1)
 
     def _gather_scales(self) -> tuple[np.ndarray, np.ndarray]:
         """16-bit storage: every row's regret and sum scales."""
@@ -783,7 +769,7 @@ class StreamedRayEngine(AbstractEngine):
             for (slots, base), actor in zip(self._owned, self.actors):
                 k0, k1 = (int(k) for k in np.searchsorted(slots, [lo, hi]))
                 if k1 > k0:
-                    index = _runs(layout.slot_offset[slots[k0:k1]] - start, np.diff(base)[k0:k1])
+                    index = index_runs(layout.slot_offset[slots[k0:k1]] - start, np.diff(base)[k0:k1])
                     out[index] = self._get([actor.average.remote(k0, k1)])[0]
             yield out
 
@@ -889,9 +875,8 @@ class StreamedRayEngine(AbstractEngine):
         if gain and not fits:
             why = "the storage is too big to move through the driver"
         elif gain:
-            threads = max(1, int(self._actor_cpus))
             room = self._actor_memory or 1.1 * self.actor_plan.largest
-            if plan_actors(self._parts, len(blocks), self.storage_bits, threads, blocks).largest > room:
+            if plan_actors(self._parts, len(blocks), self.storage_bits, self._threads, blocks).largest > room:
                 why = "an actor would need more memory"
         if not why:
             self.rebalance(blocks)
