@@ -16,6 +16,8 @@ import math
 import signal
 import sys
 
+import numpy as np
+
 from abstractions.files import atomic_write
 
 from .cfr.algorithms import algorithm_help, algorithm_names
@@ -95,6 +97,14 @@ def _add_deck_args(parser: argparse.ArgumentParser) -> None:
                         help="suits in the deck, s,h,d,c order (default 4)")
     parser.add_argument("--hand-size", type=int, default=4, action=_InRange, low=1, high=4,
                         help="cards per hand, 1-4 (default 4)")
+
+
+def _add_cache_arg(parser: argparse.ArgumentParser) -> None:
+    from .cfr.store import DEFAULT_CACHE_MB
+
+    parser.add_argument("--cache-mb", type=float, default=DEFAULT_CACHE_MB, metavar="MB", action=_InRange, above=0,
+                        help="a compact strategy is read a chunk at a time: keep at most this many MB of them "
+                        f"decoded (default {DEFAULT_CACHE_MB})")
 
 
 def _add_game_args(parser: argparse.ArgumentParser) -> None:
@@ -321,10 +331,33 @@ def _whole_walks_minutes(plan) -> str:
 
 
 def _say_whole_walks(strategy, history: str) -> None:
-    """A first-round decision of a game whose tree is never built takes walks of the whole tree."""
-    if strategy.tree is None and strategy.streamed.needs_whole_walks(history):
+    """A first-round decision of a strategy file of a game whose tree is never built takes walks
+    of the whole tree (a compact strategy has them in its spot tables)."""
+    if strategy.tree is None and strategy.store is None and not history.count("/") >= 2:
         print(f"(a first-round decision: its reach and values take two walks of the whole tree, "
               f"{_whole_walks_minutes(GameSetup(strategy.config).plan)})", flush=True)
+
+
+def _checked_spot_args(args: argparse.Namespace):
+    """The game of ``args.dir``'s strategy, with ``args.history`` located and ``args.hand`` read in
+    its deck: a bad directory, history or hand is a one-line error before any strategy is read.
+    Returns (config, located decision, hand class or None)."""
+    from abstractions.cards import parse_cards
+    from abstractions.evaluator import get_evaluator
+    from .cfr.store import strategy_config
+    from .game.rounds import RoundTemplates, locate
+
+    config = strategy_config(args.dir)
+    at = locate(RoundTemplates.of(config), args.history)
+    value = None
+    if args.hand:
+        evaluator = get_evaluator(config.ranks, config.suits, config.hand_size)
+        value = evaluator.evaluate(np.asarray(parse_cards(args.hand, evaluator.deck, count=config.hand_size)))
+    return config, at, value
+
+
+def _ev(x: float) -> str:
+    return "-" if x != x else f"{x:+.0f}"
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -332,37 +365,51 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .tables.reports import class_groups, group_figures
     from .tables.strategy import NEGLIGIBLE_REACH, load_strategy
 
-    strategy = load_strategy(args.dir)
-    decision = strategy.decision(args.history)
-    labels, kind, seat = decision.labels, decision.kind, decision.seat
-    names = [action_name(label, kind) for label in labels]
+    config, at, value = _checked_spot_args(args)
+    strategy = load_strategy(args.dir, args.cache_mb)
+    kind, seat = at.kind, at.seat
+    names = [action_name(label, kind) for label in at.labels]
     where = f"{SEAT_NAMES[seat]}'s {'draw' if kind == DRAW else 'betting'} decision"
-    value = strategy.hand_class(args.hand) if args.hand else None  # (a bad hand: an error before any line)
-    print(f"history {args.history!r}: {where} ({strategy.config.describe()})")
+    print(f"history {args.history!r}: {where} ({config.describe()})")
+    _say_whole_walks(strategy, args.history)
+    spot = strategy.spot(args.history)
+    to_call = f", {spot.to_call / config.big_blind:g} bb to call" if kind != DRAW else ""
+    print(f"pot {spot.pot / config.big_blind:g} bb{to_call}")
+    group_of, group_labels = class_groups(strategy)
+    opponent = np.bincount(group_of, weights=spot.opponent_range, minlength=len(group_labels))
+    top = [g for g in np.argsort(-opponent, kind="stable") if opponent[g] >= 0.005][:8]
+    if opponent.sum() > 0:
+        print(f"the opponent ({SEAT_NAMES[1 - seat]}) here: " + ", ".join(
+            f"{group_labels[g]} {100 * opponent[g]:.0f}%" for g in top) + (", ..." if len(top) < (opponent > 0).sum()
+                                                                           else ""))
+    else:
+        print(f"the opponent ({SEAT_NAMES[1 - seat]}) never gets here")
     if args.hand:
         print(f"hand {args.hand}: {strategy.evaluator.describe(value)} (class {value})")
-        _say_whole_walks(strategy, args.history)
-        reach = strategy.reach(args.history, args.hand)
+        reach = float(spot.reach[value])
         if reach >= NEGLIGIBLE_REACH:
             print(f"reach: {reach:.3g} (hands holding this class here, both seats playing the strategy)")
         else:
             never = "never gets here" if reach == 0 else "practically never gets here (under once in a billion hands)"
             print(f"reach: {reach:.3g}: with this hand the strategy {never}; the probabilities below are "
                   "what it would play, hardly tested by the solve")
-        for label, p in strategy.policy(args.history, args.hand).items():
-            print(f"  {action_name(label, kind):<10} {100 * p:6.2f}%")
-        if decision.node >= 0 and strategy.locked_classes(decision.node)[value]:
+        action_ev = spot.action_ev_mbb()[:, value]
+        legal = strategy.rows_layout.class_legal[value] if kind == DRAW else np.ones(len(at.labels), bool)
+        print(f"  {'action':<10} {'mix':>7} {'EV mbb':>8}   (EV: taking the action, then the strategy)")
+        for a, name in enumerate(names):
+            if legal[a]:
+                print(f"  {name:<10} {100 * spot.strategy[a, value]:6.2f}% {_ev(action_ev[a]):>8}")
+        print(f"  {'the mix':<10} {'':>7} {_ev(spot.ev_mbb()[value]):>8}")
+        if spot.stats.nodes[0] >= 0 and strategy.tree is not None and strategy.locked_classes(int(spot.stats.nodes[0]))[value]:
             print("locked: the run's lock.toml fixes this decision of this hand (wholly, or some actions)")
         return 0
-    _say_whole_walks(strategy, args.history)
-    batch = strategy.history_stats(args.history)
-    reach = batch.reach_of(0, seat)
-    value = batch.ev_mbb(0, seat)
-    probs = strategy.decision_strategy(decision)
-    group_of, group_labels = class_groups(strategy)
+    reach = spot.reach
+    ev = spot.ev_mbb()
+    probs = spot.strategy
     print(f"reached in {100 * reach.sum():.3f}% of hands; frequencies and EV weighted by reach; "
           f"hands reached under 1e-6 left out (--all shows them)")
-    locked = strategy.locked_classes(decision.node) if strategy.locks is not None and decision.node >= 0 else None
+    node = int(spot.stats.nodes[0]) if strategy.tree is not None else -1
+    locked = strategy.locked_classes(node) if strategy.locks is not None and node >= 0 else None
     if locked is not None and locked.any():
         print(f"locked: the run's lock.toml fixes {int(locked.sum())} of {len(locked)} hand classes here, wholly or "
               "some of their actions (column 'locked')")
@@ -370,15 +417,16 @@ def cmd_show(args: argparse.Namespace) -> int:
         locked = None
     print(f"{'hand':<12}{'reach %':>9}" + "".join(f"{n:>10}" for n in names) + f"{'EV mbb':>10}"
           + ("  locked" if locked is not None else ""))
-    figures = group_figures(group_of, len(group_labels), reach, probs, value)
-    for g, (label, (mass, freq, ev)) in enumerate(zip(group_labels, figures)):
+    figures = group_figures(group_of, len(group_labels), reach, probs, ev)
+    for g, (label, (mass, freq, group_ev)) in enumerate(zip(group_labels, figures)):
         if mass < MIN_GROUP_REACH and not args.all:
             continue
         mark = ""
         if locked is not None:
             share = locked[group_of == g].mean()
             mark = "  all" if share == 1 else "  some" if share > 0 else ""
-        print(f"{label:<12}{100 * mass:>9.3f}" + "".join(f"{100 * f:>9.1f}%" for f in freq) + f"{ev:>10.0f}" + mark)
+        print(f"{label:<12}{100 * mass:>9.3f}" + "".join(f"{100 * f:>9.1f}%" for f in freq) + f"{group_ev:>10.0f}"
+              + mark)
     return 0
 
 
@@ -600,19 +648,27 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
     from .cfr.files import STRATEGY_NAME
     from .cfr.compact_file import COMPACT_NAME, PART_BYTES
-    from .tables.compact import certify, make_compact
+    from .tables.compact import certify, convert, make_compact
 
+    if (args.dir is None) == (args.convert is None):
+        raise CliError("give a solved run's directory, or --convert a compact strategy (not both)")
+    source = Path(args.dir or args.convert)
     out = Path(args.out)
-    if out.resolve() == Path(args.dir).resolve():
-        raise CliError("--out must be another directory than the run's (a compact strategy stands on its own)")
+    if out.resolve() == source.resolve():
+        raise CliError("--out must be another directory than the " + ("run's (a compact strategy stands on its own)"
+                                                                      if args.dir else "one converted"))
     if (out / STRATEGY_NAME).exists():
         raise CliError(f"{out} holds a solved run's strategy file: give a directory of its own to the compact one")
     if (out / COMPACT_NAME).exists() and not args.force:
         raise CliError(f"{out} already holds a compact strategy (--force replaces it)")
     say = print
-    manifest = make_compact(args.dir, out, args.min_reach, int(args.part_mb * 10**6) if args.part_mb else PART_BYTES,
-                            args.bits, args.fine_reach, args.threshold, say=say)
-    if not args.no_certify:
+    part_bytes = int(args.part_mb * 10**6) if args.part_mb else PART_BYTES
+    if args.convert:
+        manifest = convert(source, out, args.codec, part_bytes, say=say)
+    else:
+        manifest = make_compact(source, out, args.min_reach, part_bytes, args.bits, args.fine_reach, args.threshold,
+                                args.codec, say=say)
+    if not args.no_certify and (args.dir or "certificate" not in manifest):
         say("certifying the compact strategy: exact best response at full resolution")
         manifest = certify(out, say=say)
     print(f"compact strategy in {out}/: {COMPACT_NAME} and {len(manifest['parts'])} part(s), "
@@ -798,6 +854,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--history", required=True, help="decision point, e.g. '' (first action), ck/, ck/21/b")
     p.add_argument("--hand", help="one hand's action probabilities instead of the table")
     p.add_argument("--all", action="store_true", help="also list hand groups that (almost) never get here")
+    _add_cache_arg(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", help="the strategy table as CSV or JSON lines (streamed)",
@@ -929,10 +986,17 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n  badugi compact runs/single-draw --out runs/single-draw-compact\n"
                               "  badugi compact runs/single-draw --out runs/sd-small --min-reach 1e-4 --no-certify\n"
                               "  badugi compact runs/single-draw --out runs/sd-steps --bits 6 --fine-reach 1e-3\n"
-                              "  badugi compact runs/single-draw --out runs/sd-pure --threshold 0.1\n",
+                              "  badugi compact runs/single-draw --out runs/sd-pure --threshold 0.1\n"
+                              "  badugi compact --convert results/triple-draw-cap4/compact --out td-lzma --codec lzma\n"
+                              "      (a compact strategy written again: from an earlier format, or in another codec)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dir", help="a solved run (badugi solve's directory: its strategy file and checkpoint)")
+    p.add_argument("dir", nargs="?", help="a solved run (badugi solve's directory: its strategy file and checkpoint)")
+    p.add_argument("--convert", metavar="DIR", help="instead, write a compact strategy of an earlier format (or "
+                   "another codec) again as a store read a chunk at a time: the same rows, its certificate kept")
     p.add_argument("--out", required=True, help="output directory of the compact strategy")
+    p.add_argument("--codec", choices=("zlib", "lzma"), default="zlib",
+                   help="how each chunk is compressed (default zlib; lzma makes the cap-4 file 15%% smaller and "
+                   "reads four times slower)")
     p.add_argument("--min-reach", type=float, default=1e-7, metavar="P", action=_InRange, low=0.0, high=0.5,
                    help="drop rows a seat's own play reaches less often than this (default 1e-7; 0 keeps all)")
     p.add_argument("--part-mb", type=float, metavar="MB", action=_InRange, low=0.001, high=50.0,

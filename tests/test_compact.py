@@ -14,6 +14,7 @@ from solver.cfr.files import CheckpointError
 from solver.cfr.walker import normalised_slots
 from solver.cli import main
 from solver.game.config import load_preset
+from solver.cfr.store import CompactStore, key_order, read_compact
 from solver.tables import compact
 from solver.tables.strategy import load_strategy
 
@@ -98,13 +99,14 @@ def test_a_seats_first_decision_has_all_its_weight_and_dropped_rows_bound_the_ch
     assert abs(got["br_big_blind_mbb"] - base["br_big_blind_mbb"]) <= dropped["seat_0"] * bound + 1e-6
     # A dropped row plays uniformly over legal actions.
     small = load_strategy(out)
-    blob = lzma.decompress(b"".join((out / p["file"]).read_bytes() for p in manifest["parts"]))
-    with np.load(io.BytesIO(blob)) as z:
-        keep = np.unpackbits(z["keep"], count=int(z["n_rows"])).astype(bool)
-    rows = compact.row_offsets(small.layout)
     layout = small.layout
-    slot = int(np.searchsorted(rows, np.nonzero(~keep)[0][0], side="right") - 1)
-    bucket = int(np.nonzero(~keep)[0][0] - rows[slot])
+    store = CompactStore(out)
+    chunk = next(c for c in map(store.chunk, range(store.n_chunks))
+                 if not np.unpackbits(c.keep)[:c.row[-1]].all())
+    row = int(np.flatnonzero(np.unpackbits(chunk.keep)[:chunk.row[-1]] == 0)[0])
+    j = int(np.searchsorted(chunk.row, row, side="right") - 1)
+    slot = int(key_order(layout)[chunk.lo + j])   # (the store keeps slots in key order)
+    bucket = row - int(chunk.row[j])
     width = int(layout.row_width[layout.slot_round[slot]])
     column = small.probabilities[layout.slot_offset[slot] + bucket:layout.slot_offset[slot + 1]:width]
     legal = column > 0
@@ -122,6 +124,10 @@ def test_parts_are_cut_to_size_and_damage_is_one_line(run, tmp_path):
     data = bytearray(part.read_bytes())
     data[100] ^= 1
     part.write_bytes(bytes(data))
+    # (A store is read a chunk at a time: a damaged chunk is refused when it is read.)
+    with pytest.raises(CheckpointError, match=f"{part.name} is damaged: the bytes of its chunk"):
+        _ = load_strategy(out).probabilities
+    part.write_bytes(bytes(data[:-1]))
     with pytest.raises(CheckpointError, match="is damaged: its bytes are not those its manifest names"):
         load_strategy(out)
     part.unlink()
@@ -138,7 +144,7 @@ def test_parts_are_cut_to_size_and_damage_is_one_line(run, tmp_path):
     with pytest.raises(CheckpointError, match="not JSON"):
         load_strategy(out)
     (out / "compact.json").write_text(json.dumps({"kind": "badugi-compact-strategy", "version": 99}))
-    with pytest.raises(CheckpointError, match="format version 99"):
+    with pytest.raises(CheckpointError, match="format version 99, this solver reads 1, 2, 3 and 4"):
         load_strategy(out)
 
 
@@ -217,9 +223,9 @@ def test_the_committed_cap4_compact_strategy_is_whole_small_and_certified_close_
 def test_a_match_plays_a_compact_strategy_from_its_counts_as_from_its_probabilities(run, tmp_path):
     """``weights``: each entry its row's count in a byte (dropped rows equal counts on legal
     actions), a quarter of float32's memory; every row is the same distribution, so a match plays
-    the same hands and the model's policy is the same."""
-    from solver.arena.match import ModelGame, load_player, play_match
-    from solver.cfr.compact_file import read_compact
+    the same hands and the model's policy is the same. A store's player reads its rows from the
+    store (counts or probabilities alike) and plays as the expanded file does."""
+    from solver.arena.match import ModelGame, Player, load_player, play_match
 
     out = tmp_path / "six"
     compact.make_compact(run, out, min_reach=1e-4, bits=6)
@@ -230,56 +236,18 @@ def test_a_match_plays_a_compact_strategy_from_its_counts_as_from_its_probabilit
     rows = normalised_slots(layout, counts.probabilities.astype(np.float32), 0, layout.n_slots)
     assert np.max(np.abs(rows - floats.probabilities)) < 1e-6
     assert compact.read_manifest(out)["rows_kept"] < compact.read_manifest(out)["rows"]  # dropped rows too
-    a, b = load_player(str(out)), load_player(str(out), weights=True)
-    assert b.probabilities.dtype == np.uint8 and a.probabilities.dtype == np.float32
+    a = Player.of_strategy(str(out), floats.config, None, floats.layout, floats.probabilities)
+    b = Player.of_strategy(str(out), counts.config, None, counts.layout, counts.probabilities)
+    c, d = load_player(str(out)), load_player(str(out), weights=True)
+    assert c.store is not None and not c.counted and d.counted
     for other in ("rule", "random"):
-        x, y = (play_match(None, p, other, hands=4_000, seed=5) for p in (a, b))
-        assert (x.mbb, x.button_mbb) == (y.mbb, y.button_mbb)
+        x, y, z, w = (play_match(None, p, other, hands=4_000, seed=5) for p in (a, b, c, d))
+        assert (x.mbb, x.button_mbb) == (y.mbb, y.button_mbb) == (z.mbb, z.button_mbb) == (w.mbb, w.button_mbb)
     model = ModelGame.of(a.config)
     assert np.allclose(model.policy(a), model.policy(b), atol=1e-6)
     # Either kind plays the other (the kernels take both kinds in one type).
     assert play_match(None, a, b, hands=2_000, seed=1).games == 2_000
-
-
-def test_the_file_leaves_out_slot_offsets_and_an_older_file_that_has_them_still_reads(run, everything, tmp_path):
-    """Version 2 leaves out the layout's slot offsets (its slots' sizes summed; they compress
-    badly) and the reader recomputes them; version 3 keeps a recall rule's key table as its slots'
-    code steps. A version-1 file, which carries both whole, reads the same."""
-    import hashlib
-    import shutil
-
-    from solver.cfr.compact_file import read_compact, read_parts, write_manifest
-
-    manifest = compact.read_manifest(everything)
-    assert manifest["version"] == 3
-    blob = lzma.decompress(read_parts(everything, manifest))
-    with np.load(io.BytesIO(blob)) as z:
-        members = {name: z[name] for name in z.files}
-    assert "layout_slot_offset" not in members and "layout_slot_actions" in members
-    assert "layout_rule_code_slot" not in members and "code_steps" in members
-    full, new = load_strategy(run), read_compact(everything)
-    assert full.layout.rule is not None and np.any(full.layout.rule.code_slot < 0)
-    assert np.array_equal(new.layout.slot_offset, full.layout.slot_offset)
-    assert np.array_equal(new.layout.rule.code_slot, full.layout.rule.code_slot)
-    # The same strategy written as version 1 (offsets and key table in the file) reads to the same bytes.
-    old = tmp_path / "v1"
-    shutil.copytree(everything, old)
-    members["layout_slot_offset"] = full.layout.slot_offset
-    members["layout_rule_code_slot"] = full.layout.rule.code_slot
-    del members["code_steps"]
-    buffer = io.BytesIO()
-    np.savez(buffer, **members)
-    data = lzma.compress(buffer.getvalue(), preset=1)
-    for part in manifest["parts"]:
-        (old / part["file"]).unlink()
-    (old / "compact.part01.bin").write_bytes(data)
-    digest = hashlib.sha256(data).hexdigest()
-    write_manifest(old, dict(manifest, version=1, bytes=len(data), sha256=digest,
-                             parts=[{"file": "compact.part01.bin", "bytes": len(data), "sha256": digest}]))
-    assert np.array_equal(read_compact(old).probabilities, new.probabilities)
-    write_manifest(old, dict(compact.read_manifest(old), version=4))
-    with pytest.raises(CheckpointError, match="format version 4, this solver reads 1, 2 and 3"):
-        read_compact(old)
+    assert play_match(None, c, b, hands=2_000, seed=1).games == 2_000
 
 
 def test_a_key_table_said_slot_by_slot_comes_back_and_a_damaged_one_is_refused():

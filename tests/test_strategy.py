@@ -207,7 +207,7 @@ def test_show_and_plot(solved, tmp_path):
     bad = _cli("show", str(solved), "--history", "ck/", "--hand", "As2x")
     assert bad.returncode == 2 and "'2x'" in bad.stderr and "Traceback" not in bad.stderr
     missing = _cli("show", str(tmp_path), "--history", "")
-    assert missing.returncode == 2 and "no strategy file" in missing.stderr
+    assert missing.returncode == 2 and "holds no strategy" in missing.stderr
     plot = _cli("plot", str(solved), "--out", str(tmp_path / "charts"))
     assert plot.returncode == 0, plot.stderr
     for name in ("draws_1", "draws_2", "pat_snow_break", "betting_0_button", "betting_2_big-blind", "ev_by_hand",

@@ -22,7 +22,7 @@ import numpy as np
 
 from abstractions.evaluator import get_evaluator
 
-from ..cfr.compact_file import read_strategy
+from ..cfr.store import CompactStore, is_store, no_store, read_strategy
 from ..cfr.walker import Walker, read_only
 from ..game.config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
 from ..game.layout import StrategyLayout, no_layout, no_rule
@@ -37,7 +37,8 @@ BASELINES = ("rule", "station", "random")
 
 @dataclass
 class Player:
-    """A player for the simulator: a baseline, or a solved strategy with its layout and tree."""
+    """A player for the simulator: a baseline, or a solved strategy with its layout and tree, or a
+    compact strategy's store (read whole but not expanded: :meth:`CompactStore.arena`)."""
 
     name: str
     code: int
@@ -45,6 +46,8 @@ class Player:
     probabilities: np.ndarray | None = None    # the strategy, laid out by ``layout``
     layout: StrategyLayout | None = None
     tree: PublicTree | None = None             # the strategy's public tree
+    store: CompactStore | None = None          # a stored strategy (no ``probabilities``)
+    counted: bool = False                      # a store's rows sampled from their counts
 
     @classmethod
     def of_strategy(cls, name: str, config: GameConfig, tree: PublicTree, layout: StrategyLayout,
@@ -58,28 +61,38 @@ class Player:
 
     def arrays(self, rounds: int, n_states: int) -> simulator.PlayerArrays:
         """What the simulator kernels read of this player: its layout by node when the layout has
-        one slot entry per node, else by its recall rule."""
+        one slot entry per node, else by its recall rule; a store's rows through its arena."""
         no_probabilities, no_weights = read_only(np.zeros(1, np.float32)), read_only(np.zeros(1, np.uint8))
+        if self.store is not None:
+            store = self.store
+            return simulator.PlayerArrays(self.code, no_probabilities, no_weights, self.counted,
+                                          store.kernel_layout, store.rule_arrays, True, store.arena(), True)
         if self.layout is None:
             return simulator.PlayerArrays(self.code, no_probabilities, no_weights, False, no_layout(rounds, n_states),
-                                          no_rule(rounds), False)
+                                          no_rule(rounds), False, no_store(), False)
         layout = self.layout
         by_rule = len(layout.slot_of) == 0
         rule = layout.rule.kernel_arrays(layout.slot_offset) if by_rule else no_rule(rounds)
         counted = self.probabilities.dtype == np.uint8
         return simulator.PlayerArrays(self.code, no_probabilities if counted else read_only(self.probabilities),
                                       read_only(self.probabilities) if counted else no_weights, counted,
-                                      layout.kernel_arrays(), rule, by_rule)
+                                      layout.kernel_arrays(), rule, by_rule, no_store(), False)
 
 
 def load_player(spec: str, weights: bool = False) -> Player:
     """``rule``, ``station``, ``random`` or a strategy directory; ValueError otherwise.
-    ``weights``: a compact strategy as its counts (a quarter of the memory; matches)."""
+    ``weights``: a compact strategy sampled from its counts (a match: the expanded file's bytes
+    are a quarter of float32's; a store's rows are its counts either way)."""
     if spec in BASELINES:
         return Player(spec, simulator.PLAYER_CODES[spec])
     path = Path(spec)
     if not path.is_dir():
         raise ValueError(f"player {spec!r} is neither a baseline ({', '.join(BASELINES)}) nor a strategy directory")
+    if is_store(path):
+        store = CompactStore(path)
+        if store.by_rule:
+            return Player(str(path), simulator.STRATEGY, store.config, store=store,
+                          counted=weights and store.bits <= 8)
     saved = read_strategy(path, weights)
     return Player.of_strategy(str(path), saved.config, saved.tree, saved.layout, saved.probabilities)
 

@@ -56,15 +56,18 @@ from abstractions.evaluator import best_valid_subset, strength_code, value_shape
 from abstractions.random import below, mix, stream_seed, uniform
 from abstractions.transitions import draw_is_legal, reference_draw
 
+from ..cfr.store import stored_row
 from ..game.layout import key_slot
 from ..game.rounds import BET, CONTINUE, FOLD
 
 # A player: its code, and for a solved strategy its probabilities (read-only float32) or, when
 # ``counted``, a compact strategy's counts (``weights``, bytes: each row the same distribution
 # unnormalised; the other array is one entry), and their layout: by node (``layout``) or, when
-# ``by_rule``, by the history keys of ``rule``. Every player has both arrays, of these types, so
-# that the kernels compile once for any pair of players.
-PlayerArrays = namedtuple("PlayerArrays", "code probabilities weights counted layout rule by_rule")
+# ``by_rule``, by the history keys of ``rule``; or, when ``stored``, a compact strategy's store
+# decoded whole (``store``: :data:`solver.cfr.store.StoreArrays`, read a row at a time by
+# :func:`solver.cfr.store.stored_row`: the same numbers). Every player has every array, of these
+# types, so that the kernels compile once for any pair of players.
+PlayerArrays = namedtuple("PlayerArrays", "code probabilities weights counted layout rule by_rule store stored")
 # What the kernels need of a game: the rounds' templates (as RoundTemplates.arrays), actions per
 # position, subtree sizes per position, and the deck.
 GameRules = namedtuple("GameRules", "seat label kind target contrib n_pos n_out start_contrib n_actions sizes draws "
@@ -128,6 +131,10 @@ def choose_action(player, node, rnd, phase, pot, records, hand, game, state):
         is_draw = phase >= game.n_pos[rnd]
         n_act = len(hand) + 1 if is_draw else game.n_actions[rnd, phase]
         value = hand_value(hand, game.suits, game.ranks, game.code_to_value)
+        if player.stored:
+            row = np.empty(8)
+            stored_row(player.store, player.layout, player.rule, rnd, phase, pot, records, value, player.counted, row)
+            return _sample(row, 0, 1, n_act, state)
         start = strategy_entry(player, node, rnd, phase, pot, records) + player.layout.row_of[rnd, value]
         if player.counted:
             return _sample(player.weights, start, player.layout.row_width[rnd], n_act, state)
@@ -143,11 +150,15 @@ def action_probabilities(player, node, rnd, phase, pot, records, hand, game, out
     is_draw = phase >= game.n_pos[rnd]
     n_act = len(hand) + 1 if is_draw else game.n_actions[rnd, phase]
     value = hand_value(hand, game.suits, game.ranks, game.code_to_value)
-    start = strategy_entry(player, node, rnd, phase, pot, records) + player.layout.row_of[rnd, value]
-    stride = player.layout.row_width[rnd]
+    if player.stored:
+        stored_row(player.store, player.layout, player.rule, rnd, phase, pot, records, value, player.counted, out)
+    else:
+        start = strategy_entry(player, node, rnd, phase, pot, records) + player.layout.row_of[rnd, value]
+        stride = player.layout.row_width[rnd]
+        for a in range(n_act):
+            out[a] = strategy_weight(player, start + a * stride)
     total = 0.0
     for a in range(n_act):
-        out[a] = strategy_weight(player, start + a * stride)
         total += out[a]
     for a in range(n_act):
         out[a] = out[a] / total if total > 0.0 else 1.0 / n_act
@@ -503,6 +514,7 @@ def fill_class_policy(player, target_seat, kind, seat, node_round, phase, pot, r
     """
     n_states = hand_of_class.shape[0]
     state = np.zeros(1, np.uint64)
+    row = np.empty(8)
     for node in range(len(kind)):
         if kind[node] > 1 or seat[node] != target_seat:
             continue
@@ -515,7 +527,17 @@ def fill_class_policy(player, target_seat, kind, seat, node_round, phase, pot, r
         for v in range(n_states):
             for a in range(n_act):
                 out[base + a * width + layout.row_of[rnd, v]] = 0.0
-            if player.code == STRATEGY:
+            if player.code == STRATEGY and player.stored:
+                stored_row(player.store, player.layout, player.rule, rnd, p, pot[node], records[node], v,
+                           player.counted, row)
+                total = 1.0
+                if player.counted:
+                    total = 0.0
+                    for a in range(n_act):
+                        total += row[a]
+                for a in range(n_act):
+                    out[base + a * width + layout.row_of[rnd, v]] = row[a] / total
+            elif player.code == STRATEGY:
                 start = strategy_entry(player, node, rnd, p, pot[node], records[node]) + player.layout.row_of[rnd, v]
                 stride = player.layout.row_width[rnd]
                 total = 1.0  # (probabilities are copied as they are: x / 1.0 is x)

@@ -6,8 +6,9 @@ sizes and SHA-256, what was dropped, its certificate) and parts ``compact.partNN
 joined are one LZMA stream of an ``.npz``: the strategy layout, the bitmap of the rows kept, each
 kept row's probabilities in (2^bits - 1)ths but its last action's (implied), and the public tree
 where the game has one. :func:`read_compact` checks it and expands it to one float32
-probability per layout entry; :func:`read_strategy` reads a directory holding either a strategy
-file or a compact strategy.
+probability per layout entry. Format 4, a store read a chunk at a time, is
+:mod:`solver.cfr.store`'s, whose :func:`~solver.cfr.store.read_strategy` reads a directory
+holding a strategy file or a compact strategy of any format.
 """
 
 from __future__ import annotations
@@ -29,15 +30,16 @@ from abstractions.files import atomic_write
 from ..game.config import ConfigError, GameConfig
 from ..game.layout import RULE_PREFIX, LayoutError, StrategyLayout, code_slots, slot_offsets
 from ..game.tree import PublicTree
-from .files import LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
+from .files import LAYOUT_PREFIX, TREE_PREFIX, CheckpointError, StrategyFile
 from .kernels import average_slots
 from .walker import in_threads, read_only
 
 COMPACT_NAME = "compact.json"
 COMPACT_KIND = "badugi-compact-strategy"
 COMPACT_VERSION = 3            # 2: the layout's slot offsets are left out (they are its slots' sizes summed);
-#                                3: a recall rule's key table is kept as its slots' code steps (layout.code_steps)
-READ_VERSIONS = (1, 2, 3)
+#                                3: a recall rule's key table is kept as its slots' code steps (layout.code_steps);
+#                                4: a store read a chunk at a time (solver.cfr.store, which writes and reads it)
+READ_VERSIONS = (1, 2, 3, 4)
 CODE_STEPS = "code_steps"      # (version 3) the member holding a recall rule's key table as code steps
 PART_BYTES = 50 * 10**6        # at most this many bytes a part file
 DEFAULT_MIN_REACH = 1e-7       # rows a seat's own play reaches less often than this are dropped
@@ -140,18 +142,14 @@ def read_parts(directory: Path, manifest: dict) -> bytes:
     return blob
 
 
-def read_compact(directory: str | Path, weights: bool = False) -> StrategyFile:
-    """The compact strategy in ``directory``, its parts checked and its probabilities expanded
-    (kept rows their 255ths or 65,535ths, dropped rows uniform over legal actions, as walks play empty rows);
-    CheckpointError with a one-line reason if anything is missing or damaged.
-
-    ``weights``: a file of 8 bits or fewer has each entry its row's count instead, in a byte
-    (dropped rows equal counts on legal actions): the same distribution unnormalised, in a
-    quarter of the memory (what a match samples from; the committed cap-4 file is 2.3 GB so, 9.2
-    GB as float32). A 16-bit file expands to probabilities whatever ``weights`` says."""
+def read_rows(directory: str | Path, manifest: dict) -> tuple:
+    """``(config, layout, tree, keep, counts)`` of a compact strategy of format 1 to 3, its parts
+    checked: the bitmap of the rows kept (bool, one per bucket row) and their counts;
+    CheckpointError with a one-line reason if anything is missing or damaged."""
     directory = Path(directory)
-    manifest = read_manifest(directory)
     where = directory / COMPACT_NAME
+    if manifest["version"] > COMPACT_VERSION:
+        raise CheckpointError(f"{where} is a store of format {manifest['version']}: solver.cfr.store reads it")
     try:
         config = GameConfig.from_dict(tomllib.loads(manifest["config_toml"]), str(where))
         blob = read_parts(directory, manifest)
@@ -188,6 +186,24 @@ def read_compact(directory: str | Path, weights: bool = False) -> StrategyFile:
     bits = manifest.get("bits")
     if rows[-1] != n_rows or bits not in COUNT_TYPES or counts.dtype != COUNT_TYPES[bits]:
         raise CheckpointError(f"{where} is damaged: its rows do not match its layout")
+    return config, layout, tree, keep, counts
+
+
+def read_compact(directory: str | Path, weights: bool = False) -> StrategyFile:
+    """The compact strategy in ``directory`` (format 1 to 3), its parts checked and its probabilities expanded
+    (kept rows their 255ths or 65,535ths, dropped rows uniform over legal actions, as walks play empty rows);
+    CheckpointError with a one-line reason if anything is missing or damaged.
+
+    ``weights``: a file of 8 bits or fewer has each entry its row's count instead, in a byte
+    (dropped rows equal counts on legal actions): the same distribution unnormalised, in a
+    quarter of the memory (what a match samples from; the committed cap-4 file is 2.3 GB so, 9.2
+    GB as float32). A 16-bit file expands to probabilities whatever ``weights`` says."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    where = directory / COMPACT_NAME
+    config, layout, tree, keep, counts = read_rows(directory, manifest)
+    rows = row_offsets(layout)
+    bits = manifest["bits"]
     # Where each chunk's counts start (a kept row has its slot's actions less one), so that the
     # chunks expand on every core at once.
     chunks = list(layout.slot_chunks(CHUNK_ENTRIES))
@@ -238,12 +254,3 @@ def read_compact(directory: str | Path, weights: bool = False) -> StrategyFile:
                         float(certificate.get("exploitability_mbb", manifest["full_exploitability_mbb"])),
                         float(certificate.get("game_value_mbb", manifest["full_game_value_mbb"])),
                         tree, layout, probabilities)
-
-
-def read_strategy(directory: str | Path, weights: bool = False) -> StrategyFile:
-    """The strategy in a directory: its strategy file, or else its compact strategy (``weights``:
-    as integer counts, see :func:`read_compact`; a strategy file is float32 whatever it says)."""
-    directory = Path(directory)
-    if not (directory / STRATEGY_NAME).is_file() and (directory / COMPACT_NAME).is_file():
-        return read_compact(directory, weights)
-    return load_strategy_file(directory / STRATEGY_NAME)

@@ -258,7 +258,7 @@ class StrategyLayout:
         if not 0 <= recall <= config.draws:
             raise LayoutError(f"recall must be 0 to {config.draws} rounds, got {recall}")
         row_of, row_width = _checked_row_maps(row_of, config.rounds, config.draws, class_legal)
-        rounds, hand = config.rounds, config.hand_size
+        rounds = config.rounds
         radix = templates.record_radix
         older_code, older = older_codes(templates, recall, remember_draws, older_betting, draw_limit)
         kept_code, kept_radix = recent_codes(templates, draw_limit)
@@ -273,26 +273,19 @@ class StrategyLayout:
         pot_kept = (np.arange(rounds) > recall).astype(np.int64)
         code_slot = np.full(int(code_base[-1]), -1, np.int64)
         slot_round, slot_seat, slot_kind, slot_actions = [], [], [], []
-        h1 = hand + 1
         all_keys = recall_keys(templates, recall, older_code, older, OlderCodes(kept_code, kept_radix))
-        for r, (template, keys) in enumerate(zip(templates.rounds, all_keys)):
+        for r, keys in enumerate(all_keys):
             kept = min(recall, r)
             scale = kept_radix ** kept * older ** (r - kept)
-            n_pos, n_out = template.n_positions, template.n_outcomes
-            # the slots of one key: the betting positions, then the draws
-            phase_seat = list(template.seat) + [BIG_BLIND] * n_out + [BUTTON] * (n_out * h1)
-            phase_kind = [BET] * n_pos + [DRAW] * (n_out * (h1 + 1))
-            phase_actions = list(template.n_actions) + [h1] * (n_out * (h1 + 1))
-            if r == config.draws:
-                phase_seat, phase_kind, phase_actions = phase_seat[:n_pos], phase_kind[:n_pos], phase_actions[:n_pos]
+            phase_seat, phase_kind, phase_actions = phase_tables(templates, r)
             n_keys, phases = len(keys), int(n_phases[r])
             first = code_base[r] + (keys[:, 0] * pot_kept[r] * scale + _key_digits(keys, kept, kept_radix, older)) * phases
             slots = sum(len(x) for x in slot_round) + np.arange(n_keys * phases, dtype=np.int64)
             code_slot[(first[:, None] + np.arange(phases)[None, :]).ravel()] = slots
             slot_round.append(np.full(n_keys * phases, r, np.int8))
-            slot_seat.append(np.tile(np.asarray(phase_seat, np.int8), n_keys))
-            slot_kind.append(np.tile(np.asarray(phase_kind, np.int8), n_keys))
-            slot_actions.append(np.tile(np.asarray(phase_actions, np.int8), n_keys))
+            slot_seat.append(np.tile(phase_seat, n_keys))
+            slot_kind.append(np.tile(phase_kind, n_keys))
+            slot_actions.append(np.tile(phase_actions, n_keys))
         rule = RecallRule(recall, radix, n_phases, code_base, pot_levels, n_pots, code_slot, older, older_code,
                           kept_radix, kept_code, pot_kept)
         return cls._of_slots(np.zeros(0, np.int64), *(np.concatenate(x) for x in (slot_round, slot_seat, slot_kind,
@@ -516,6 +509,23 @@ class StrategyLayout:
                 raise LayoutError("the recall rule's key table does not fit the layout")
 
 
+def phase_tables(templates: RoundTemplates, rnd: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The slots of one history key of round ``rnd`` under a recall rule, in their order: each
+    phase's deciding seat, kind (BET or DRAW) and number of actions (int8 arrays): the round's
+    betting positions, then (before the last round) the big blind's draw after each outcome and
+    the button's after each outcome and count of the big blind's."""
+    config = templates.config
+    template = templates.rounds[rnd]
+    h1 = config.hand_size + 1
+    n_pos, n_out = template.n_positions, template.n_outcomes
+    seat = list(template.seat) + [BIG_BLIND] * n_out + [BUTTON] * (n_out * h1)
+    kind = [BET] * n_pos + [DRAW] * (n_out * (h1 + 1))
+    actions = list(template.n_actions) + [h1] * (n_out * (h1 + 1))
+    if rnd == config.draws:
+        seat, kind, actions = seat[:n_pos], kind[:n_pos], actions[:n_pos]
+    return np.asarray(seat, np.int8), np.asarray(kind, np.int8), np.asarray(actions, np.int8)
+
+
 RULE_PREFIX = "rule_"
 
 
@@ -689,11 +699,13 @@ def pot_index(rule, rnd, pot):
 
 
 @njit(cache=True)
-def key_slot(rule, rnd, phase, pot, records, earliest_record):
-    """Slot of a decision node's key under a recall rule (``rule``: :data:`RuleArrays`).
-    ``records`` are the node's earlier round records, latest first; a -1 among the kept ones
-    stands for the first round's record, given as ``earliest_record`` (a subtree generated
-    below the first round does not know it)."""
+def key_code(rule, rnd, pot, records, earliest_record):
+    """The key of a decision of round ``rnd`` under a recall rule (``rule``: :data:`RuleArrays`)
+    without its phase: its pot digit (where the rule counts it) above its records' digits, the
+    number ``(p * scale + digits)`` of :class:`RecallRule`; -1 if no key has them. ``records``
+    are the node's earlier round records, latest first; a -1 among the kept ones stands for the
+    first round's record, given as ``earliest_record`` (a subtree generated below the first round
+    does not know it)."""
     kept = min(rule.recall, rnd)
     digits = 0
     scale = 1
@@ -714,8 +726,17 @@ def key_slot(rule, rnd, phase, pot, records, earliest_record):
     p = pot_index(rule, rnd, pot)
     if p < 0 or digits < 0:
         return -1
-    p *= rule.pot_kept[rnd]
-    return rule.code_slot[rule.code_base[rnd] + (p * scale + digits) * rule.n_phases[rnd] + phase]
+    return p * rule.pot_kept[rnd] * scale + digits
+
+
+@njit(cache=True)
+def key_slot(rule, rnd, phase, pot, records, earliest_record):
+    """Slot of a decision node's key under a recall rule (``rule``: :data:`RuleArrays`; see
+    :func:`key_code`)."""
+    code = key_code(rule, rnd, pot, records, earliest_record)
+    if code < 0:
+        return -1
+    return rule.code_slot[rule.code_base[rnd] + code * rule.n_phases[rnd] + phase]
 
 
 @njit(cache=True)

@@ -40,11 +40,14 @@ from numba import njit
 
 from abstractions.files import atomic_write
 
-from ..cfr.compact_file import (CHUNK_ENTRIES, CODE_STEPS, COMPACT_KIND, COMPACT_VERSION, COUNT_TYPES, DEFAULT_MIN_REACH,
-                                LZMA_PRESET, PART_BYTES, read_compact, read_manifest, row_offsets, write_manifest)
+from ..cfr.compact_file import (CHUNK_ENTRIES, COMPACT_KIND, COUNT_TYPES, DEFAULT_MIN_REACH, PART_BYTES, read_manifest,
+                                read_rows, row_offsets, write_manifest)
+from ..cfr.store import DEFAULT_CODEC, STORE_VERSION, CompactStore, append_blob, read_compact, write_store
+from ..cfr.store_walks import StoreWalks
 from ..cfr.files import CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, \
     load_checkpoint, load_strategy_file
 from ..game.layout import RULE_PREFIX, StrategyLayout, code_steps
+from .spots import spot_tables
 from .strategy import find_decision
 from .threshold import check_threshold, threshold_rows
 
@@ -156,7 +159,7 @@ def row_steps(reach: np.ndarray, levels: int, fine_reach: float | None) -> np.nd
 
 def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MIN_REACH,
                  part_bytes: int = PART_BYTES, bits: int = 8, fine_reach: float | None = None,
-                 threshold: float = 0.0, say=lambda line: None) -> dict:
+                 threshold: float = 0.0, codec: str = DEFAULT_CODEC, say=lambda line: None) -> dict:
     """Write the compact strategy of the solved run in ``run`` (its strategy file, and its
     checkpoint for the rows' reach) into ``out``; returns its manifest (without a certificate:
     :func:`certify` adds it). ``threshold``: each kept row's actions below that fraction of it
@@ -230,27 +233,10 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
     dropped = {f"seat_{seat}": float(dropped[seat]) for seat in (0, 1)}
     say(f"{int(keep.sum()):,} of {len(keep):,} rows kept (reach at least {min_reach:g}), "
         f"{time.perf_counter() - t0:.1f} s")
-    members = {"keep": np.packbits(keep), "n_rows": np.array(len(keep), np.int64), "counts": counts}
-    # (not the slot offsets: the slots' sizes summed, which read_compact recomputes; at cap 4 in
-    # recall 2 leaving them out took the file from 188.3 to 158.9 MB. A recall rule's key table, one
-    # int64 per possible key, goes as its slots' code steps: 28.8 MB compressed there against 0.06)
-    members.update({LAYOUT_PREFIX + name: value for name, value in layout.arrays().items()
-                    if name not in ("slot_offset", RULE_PREFIX + "code_slot")})
-    if layout.rule is not None:
-        members[CODE_STEPS] = code_steps(layout.rule.code_slot)
-    if saved.tree is not None:
-        members.update({TREE_PREFIX + name: value for name, value in saved.tree.arrays().items()})
-    buffer = io.BytesIO()
-    np.savez(buffer, **members)
-    del members, counts
-    t1 = time.perf_counter()
-    blob = lzma.compress(buffer.getbuffer(), preset=LZMA_PRESET)
-    del buffer
-    say(f"compressed (LZMA) in {time.perf_counter() - t1:.1f} s")
     summary_path = run / "summary.json"
     full = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     manifest = {
-        "kind": COMPACT_KIND, "version": COMPACT_VERSION, "config_toml": saved.config.to_toml(),
+        "kind": COMPACT_KIND, "config_toml": saved.config.to_toml(),
         "game": saved.config.describe(), "algorithm": saved.algorithm, "iteration": saved.iteration,
         "entries": int(layout.n_entries), "rows": int(len(keep)), "rows_kept": int(keep.sum()),
         "min_reach": min_reach, "dropped_reach": dropped, "bits": bits, "fine_reach": fine_reach,
@@ -259,20 +245,55 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
         "full_strategy_bytes": int((run / STRATEGY_NAME).stat().st_size),
         "full_summary": {k: full[k] for k in ("exploitability_mbb", "abstract_exploitability_mbb", "iterations",
                                              "seconds", "peak_rss_bytes") if k in full},
-        "bytes": len(blob), "sha256": hashlib.sha256(blob).hexdigest(), "parts": [],
     }
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("compact.part*.bin"):
-        old.unlink()
-    for i, lo in enumerate(range(0, len(blob), part_bytes)):
-        piece = blob[lo:lo + part_bytes]
-        name = f"compact.part{i + 1:02d}.bin"
-        with atomic_write(out / name, "wb") as f:
-            f.write(piece)
-        manifest["parts"].append({"file": name, "bytes": len(piece), "sha256": hashlib.sha256(piece).hexdigest()})
-    write_manifest(out, manifest)
-    say(f"{len(blob) / 1e6:.1f} MB in {len(manifest['parts'])} part(s) in {out}")
+    return finish_store(out, layout, saved.tree, keep, counts, manifest, codec, part_bytes, say)
+
+
+def finish_store(out: Path, layout: StrategyLayout, tree, keep: np.ndarray, counts: np.ndarray, manifest: dict,
+                 codec: str, part_bytes: int, say) -> dict:
+    """Write the store (:func:`solver.cfr.store.write_store`), then its spot tables (a game
+    without a built tree: :func:`solver.tables.spots.spot_tables`, two walks of the whole tree);
+    returns the manifest."""
+    t0 = time.perf_counter()
+    manifest = write_store(out, layout, tree, keep, counts, manifest, codec, part_bytes, say=say)
+    say(f"written in {time.perf_counter() - t0:.1f} s")
+    if tree is None:
+        t0 = time.perf_counter()
+        manifest = append_blob(out, manifest, "tables", spot_tables(CompactStore(out)), part_bytes)
+        say(f"spot tables of the first round: {time.perf_counter() - t0:.1f} s")
+    say(f"{manifest['bytes'] / 1e6:.1f} MB in {len(manifest['parts'])} part(s) in {out}")
     return manifest
+
+
+def convert(source: str | Path, out: str | Path, codec: str = DEFAULT_CODEC, part_bytes: int = PART_BYTES,
+            say=lambda line: None) -> dict:
+    """A compact strategy of an earlier format (1 to 3: one LZMA stream) written again as a store
+    (format 4) in ``out``: the same rows and counts, so the same strategy to the bit; its
+    certificate and the rest of its manifest kept. A store is written again the same way (another
+    codec, say)."""
+    source, out = Path(source), Path(out)
+    if source.resolve() == out.resolve():
+        raise ValueError("--out must be another directory than the compact strategy converted")
+    manifest = read_manifest(source)
+    t0 = time.perf_counter()
+    if manifest["version"] == STORE_VERSION:
+        store = CompactStore(source)
+        layout = store.layout()
+        keep = np.empty(layout.row_width[layout.slot_round.astype(np.int64)].sum(), bool)
+        pieces, rows = [], row_offsets(layout)
+        for k in range(store.n_chunks):
+            chunk = store.chunk(k)
+            lo, hi = chunk.lo, chunk.hi
+            keep[rows[lo]:rows[hi]] = np.unpackbits(chunk.keep, count=int(rows[hi] - rows[lo])).view(bool)
+            pieces.append(chunk.counts)
+        counts = np.concatenate(pieces) if pieces else np.zeros(0, COUNT_TYPES[manifest["bits"]])
+        tree = store.tree
+    else:
+        _, layout, tree, keep, counts = read_rows(source, manifest)
+    say(f"read {source} (format {manifest['version']}) in {time.perf_counter() - t0:.1f} s")
+    kept = {k: v for k, v in manifest.items() if k not in ("version", "bytes", "sha256", "parts", "codec", "index",
+                                                          "tables", "chunks")}
+    return finish_store(out, layout, tree, keep, counts, kept, codec, part_bytes, say)
 
 
 def certify(directory: str | Path, say=lambda line: None) -> dict:
@@ -282,12 +303,17 @@ def certify(directory: str | Path, say=lambda line: None) -> dict:
     from .strategy import Strategy
 
     directory = Path(directory)
-    strategy = Strategy(directory, read_compact(directory))  # this directory's compact file, whatever is beside it
     t0 = time.perf_counter()
-    if strategy.tree is not None:
-        x = strategy.walker.exploitability(strategy.probabilities)
+    store = CompactStore(directory) if read_manifest(directory)["version"] == STORE_VERSION else None
+    if store is not None and store.by_rule:
+        # A subtree at a time from the chunks (memory: a subtree's strategy and the chunk cache).
+        x = StoreWalks(store).exploitability()
     else:
-        x = strategy.streamed.exploitability(strategy.probabilities)
+        strategy = Strategy(directory, read_compact(directory))  # this directory's compact file, whatever is beside it
+        if strategy.tree is not None:
+            x = strategy.walker.exploitability(strategy.probabilities)
+        else:
+            x = strategy.streamed.exploitability(strategy.probabilities)
     seconds = time.perf_counter() - t0
     manifest = read_manifest(directory)
     full = manifest["full_exploitability_mbb"]

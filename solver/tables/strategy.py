@@ -38,10 +38,10 @@ from abstractions.cards import parse_cards
 from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 
-from ..cfr.compact_file import read_strategy
+from ..cfr.store import CompactStore, is_store, read_strategy
 from ..cfr.files import STRATEGY_NAME, CheckpointError
 from ..cfr.walker import NodeStats, Walker, class_strategy, slot_strategy
-from ..game.layout import key_slot
+from ..game.layout import StrategyLayout, key_slot
 from ..game.rounds import RoundTemplates, locate
 from ..game.tree import BET, BET_LABELS, DRAW, SEAT_NAMES
 
@@ -97,28 +97,97 @@ def find_decision(config, tree, layout, history: str, templates: RoundTemplates 
     return Decision(at.seat, at.kind, list(at.labels), slot, -1)
 
 class Strategy:
-    """A solved average strategy with its layout and game tree; see the module docstring."""
+    """A solved average strategy with its layout and game tree; see the module docstring.
 
-    def __init__(self, directory: str | Path, saved=None):
+    A compact strategy stored in chunks (:mod:`solver.cfr.store`) of a game read by its recall
+    rule (cap-4 triple draw) is read lazily: a decision, a policy or a spot's numbers read the
+    chunks that hold them (:attr:`store`, :meth:`spot`); :attr:`probabilities` and
+    :attr:`layout` expand the whole strategy only when asked for (10.6 GB at cap 4)."""
+
+    def __init__(self, directory: str | Path, saved=None, cache_mb: float | None = None):
         """``saved``: what the directory holds, already read (else read here: its strategy file,
-        or its compact strategy)."""
+        or its compact strategy). ``cache_mb``: the bound of a store's chunk cache."""
         self.directory = Path(directory)
-        saved = saved if saved is not None else read_strategy(self.directory)
-        self.config = saved.config
-        self.algorithm = saved.algorithm
-        self.iteration = saved.iteration
-        self.exploitability_mbb = saved.exploitability_mbb
-        self.game_value_mbb = saved.game_value_mbb
-        self.tree = saved.tree
-        self.layout = saved.layout
-        self.probabilities = saved.probabilities
+        self.store = None
+        if saved is None and is_store(self.directory):
+            store = CompactStore(self.directory, cache_mb)
+            if store.table.by_rule:
+                self.store = store
+            else:   # (a built tree's store: a small game, read whole)
+                saved = store.expand()
+        if self.store is not None:
+            manifest = self.store.manifest
+            certificate = manifest.get("certificate") or {}
+            self.config = self.store.config
+            self.algorithm = str(manifest["algorithm"])
+            self.iteration = int(manifest["iteration"])
+            self.exploitability_mbb = float(certificate.get("exploitability_mbb", manifest["full_exploitability_mbb"]))
+            self.game_value_mbb = float(certificate.get("game_value_mbb", manifest["full_game_value_mbb"]))
+            self.tree = None
+            self.n_states = self.store.lite.n_states
+        else:
+            saved = saved if saved is not None else read_strategy(self.directory)
+            self._saved = saved
+            self.config = saved.config
+            self.algorithm = saved.algorithm
+            self.iteration = saved.iteration
+            self.exploitability_mbb = saved.exploitability_mbb
+            self.game_value_mbb = saved.game_value_mbb
+            self.tree = saved.tree
+            self.n_states = saved.layout.n_states
         self.evaluator = get_evaluator(self.config.ranks, self.config.suits, self.config.hand_size)
-        self.n_states = self.layout.n_states
         if self.tree is not None and self.layout.rule is not None and not len(self.layout.slot_of):
             raise CheckpointError(f"{self.directory / STRATEGY_NAME} is damaged: its layout has no slots for its tree")
         if self.n_states != self.evaluator.n_values:
             raise CheckpointError(f"{self.directory / STRATEGY_NAME} is damaged: its layout has {self.n_states} "
                                   f"classes, the game {self.evaluator.n_values}")
+
+    @cached_property
+    def _saved(self):
+        """The whole strategy (a store expanded: its layout in the store's slot order)."""
+        return self.store.expand()
+
+    @property
+    def layout(self) -> StrategyLayout:
+        return self.__dict__.get("_layout") or self._saved.layout
+
+    @layout.setter
+    def layout(self, layout: StrategyLayout) -> None:
+        """(the same storage in another layout: a tree-less strategy's materialised on a tree)"""
+        self._layout = layout
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        return self._saved.probabilities
+
+    @property
+    def rows_layout(self) -> StrategyLayout:
+        """The layout's rows (widths, buckets, legal draws) without expanding a store's slots."""
+        return self.store.lite if self.store is not None else self.layout
+
+    @cached_property
+    def spots(self):
+        """The numbers of one spot of a game whose tree is never built
+        (:class:`solver.tables.spots.SpotEngine`): a store's from its chunks and spot tables; a
+        strategy file's from its rows (a first-round spot: two walks of the whole tree, once)."""
+        from ..cfr.store_walks import LayoutRows
+        from .spots import SpotEngine
+
+        if self.store is not None:
+            return SpotEngine(self.store)
+        if self.tree is not None:
+            raise ValueError("a built tree's spots come from its walks (spot())")
+        return SpotEngine(LayoutRows(self.config, self.layout, self.probabilities, str(self.directory)))
+
+    def spot(self, history: str):
+        """Everything about the decision at ``history`` (:class:`solver.tables.spots.Spot`): its
+        mix, both seats' reach and values, the acting seat's value of each action. ValueError if
+        the history is not a decision."""
+        if self.tree is not None:
+            from .spots import tree_spot
+
+            return tree_spot(self, history)
+        return self.spots.spot(history)
 
     @cached_property
     def draw_model(self):
@@ -167,6 +236,12 @@ class Strategy:
     def decision(self, history: str) -> Decision:
         """Who decides at a history, what kind of decision, its action labels and its slot;
         ValueError if malformed or not a decision."""
+        if self.store is not None:
+            at = locate(self.templates, history)
+            slot = self.store.key_slot(at.round, at.phase, at.pot, at.records)
+            if slot < 0:
+                raise ValueError(f"history {history!r}: the strategy has no slot for it")
+            return Decision(at.seat, at.kind, list(at.labels), slot, -1)
         return find_decision(self.config, self.tree, self.layout, history, self.templates)
 
     def labels(self, node: int) -> list[str]:
@@ -186,8 +261,8 @@ class Strategy:
         """Legal actions (``f k c b r`` or draw counts ``"0"``-``"4"``) to probabilities."""
         decision = self.decision(history)
         value = self.hand_class(cards)
-        probs = slot_strategy(self.layout, self.probabilities, decision.slot)[:, value]
-        legal = self.layout.class_legal[value] if decision.kind == DRAW else None
+        probs = self.decision_strategy(decision)[:, value]
+        legal = self.rows_layout.class_legal[value] if decision.kind == DRAW else None
         return {label: float(p) for a, (label, p) in enumerate(zip(decision.labels, probs))
                 if legal is None or legal[a]}
 
@@ -206,12 +281,14 @@ class Strategy:
         decision = self.decision(history)
         if decision.node >= 0:
             return next(self.stats([decision.node]))
-        return self.streamed.history_stats(self.probabilities, history)
+        return self.spots.spot(history).stats
 
     def decision_strategy(self, decision: Decision) -> np.ndarray:
         """(n_actions, n_states) probabilities at a decision, as the walks play them."""
         if decision.node >= 0:
             return self.strategy_at(decision.node)
+        if self.store is not None:
+            return self.store.slot_strategy(decision.slot)
         return slot_strategy(self.layout, self.probabilities, decision.slot)
 
     @cached_property
@@ -281,6 +358,7 @@ class Strategy:
                 + (["locked"] if self.locks is not None else []) + BET_COLUMNS + draw_columns(self.config.hand_size))
 
 
-def load_strategy(directory: str | Path) -> Strategy:
-    """The strategy a ``badugi solve`` run wrote to ``directory``."""
-    return Strategy(directory)
+def load_strategy(directory: str | Path, cache_mb: float | None = None) -> Strategy:
+    """The strategy a ``badugi solve`` run wrote to ``directory`` (or a compact strategy;
+    ``cache_mb``: the bound of a stored one's chunk cache)."""
+    return Strategy(directory, cache_mb=cache_mb)
