@@ -56,6 +56,7 @@ from abstractions.evaluator import best_valid_subset, strength_code, value_shape
 from abstractions.random import below, mix, stream_seed, uniform
 from abstractions.transitions import draw_is_legal, reference_draw
 
+from ..cfr.kernels import borrowed
 from ..cfr.store import stored_row
 from ..game.layout import key_slot
 from ..game.rounds import BET, CONTINUE, FOLD
@@ -342,6 +343,9 @@ def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payof
     thrown, the cards taken) to ``log[1:]``, its length in ``log[0]``. Returns the path's length
     and the outcome (FOLDED or SHOWDOWN_REACHED; with no stub, see :func:`advance`).
     """
+    # (Borrowed: picking a seat's player from the tuple, and handing its arrays on, costs no
+    # reference counts; a stored strategy's player holds two dozen arrays.)
+    players = borrowed(players)
     hands, stub, muck, piles, discards = cards.hands, cards.stub, cards.muck, cards.piles, cards.discards
     # The game's arrays, unpacked once (see baseline_action); the position's arithmetic is written
     # out in the loop, not called: a call per decision handing arrays on costs their reference counts.

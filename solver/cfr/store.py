@@ -59,14 +59,14 @@ from ..game.tree import DRAW, PublicTree
 from .compact_file import (COMPACT_NAME, COUNT_TYPES, expand_rows, read_compact as read_compact_v3, read_manifest,
                            row_offsets, write_manifest)
 from .files import LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
-from .kernels import average_slots
+from .kernels import average_slots, borrowed
 from .streamed import index_runs
 from .walker import in_threads, read_only
 
 STORE_VERSION = 4
 CODECS = ("zlib", "lzma")
 DEFAULT_CODEC = "zlib"        # 85 MB at cap 4 against lzma's 72, read four times faster (BENCHMARKS)
-CHUNK_BYTES = 2 << 20         # expanded bytes a chunk holds at most (whole slots; a slot bigger alone)
+CHUNK_BYTES = 2_000_000       # expanded bytes a chunk holds at most (whole slots; a slot bigger alone)
 DEFAULT_CACHE_MB = 256        # decoded chunks a reader keeps (about an eighth of them at cap 4)
 EXPAND_ENTRIES = 1 << 22      # entries expanded at a time when the whole strategy is
 ZLIB_LEVEL = 9
@@ -104,7 +104,7 @@ def _bit(packed, i):
     return (packed[i >> 3] >> (7 - (i & 7))) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ones(packed, lo, hi, table):
     """Set bits ``lo..hi-1`` of ``packed`` (``table``: the popcount of each byte)."""
     n = 0
@@ -162,7 +162,7 @@ KeyIndex = namedtuple("KeyIndex", "slot_base n_phases phase_kind phase_actions r
                                   "key_rank key_first")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stored_key_slot(index, rule, rnd, phase, pot, records, earliest_record):
     """The stored slot of a decision under a recall rule (``rule``: its :data:`RuleArrays`, the
     key table not needed): its key's rank among the round's keys, times the round's phases, plus
@@ -541,7 +541,7 @@ class Chunk(NamedTuple):
 # chunk's first, all keep bits and counts (as bytes, ``count_bytes`` a count, little-endian: one
 # type whatever the bits); the rows' levels (2^bits - 1). Empty for a player without a store.
 StoreArrays = namedtuple("StoreArrays", "index chunk_slot chunk_row chunk_keep chunk_counts slot_counts keep counts "
-                                        "count_bytes levels")
+                                        "count_bytes levels popcount")
 
 
 def no_store() -> StoreArrays:
@@ -549,7 +549,7 @@ def no_store() -> StoreArrays:
     index = KeyIndex(z64, z64, np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int8), z64, z64, z64,
                      np.zeros(1, np.uint64), z64, z64)
     return StoreArrays(index, z64, z64, z64, z64, np.zeros(1, np.uint32), np.zeros(1, np.uint8),
-                       np.zeros(1, np.uint8), 1, 0)
+                       np.zeros(1, np.uint8), 1, 0, POPCOUNT)
 
 
 class CompactStore:
@@ -858,35 +858,33 @@ class CompactStore:
 
     def arena(self) -> StoreArrays:
         """The whole store decoded for Numba (:data:`StoreArrays`; made once, on every core): its
-        keep bits and counts as stored, and where each slot's counts start."""
+        keep bits and counts as stored, and where each slot's counts start in its chunk."""
         if self._arena is not None:
             return self._arena
         if not self.table.by_rule:
             raise LayoutError("a store of a built tree's slots is read whole, not as an arena")
         n = self.n_chunks
         row_at = np.array([self.table.first_row(int(s)) for s in self.chunk_slot], np.int64)
-        keep_at = np.concatenate([[0], np.cumsum((np.diff(row_at) + 7) // 8)]).astype(np.int64)
-        counts_at = np.zeros(n + 1, np.int64)
-        decoded: list = [None] * n
+        keep_bytes = (np.diff(row_at) + 7) // 8
+        keep_at = np.concatenate([[0], np.cumsum(keep_bytes)]).astype(np.int64)
+        # (each chunk's counts: its expanded bytes less its keep bits, as the index names them)
+        counts_at = np.concatenate([[0], np.cumsum((self.chunk_raw - keep_bytes) // self.count_type.itemsize)]
+                                   ).astype(np.int64)
+        keep = np.empty(int(keep_at[-1]), np.uint8)
+        counts = np.empty(int(counts_at[-1]), self.count_type)
+        slot_counts = np.empty(self.table.n_slots, np.uint32)
         threads = max(1, min(numba.get_num_threads(), n))
 
         def decode_share(t: int) -> None:
             for k in range(t, n, threads):
-                decoded[k] = self._decode(k)
+                chunk = self._decode(k)
+                keep[keep_at[k]:keep_at[k + 1]] = chunk.keep
+                counts[counts_at[k]:counts_at[k + 1]] = chunk.counts
+                slot_counts[chunk.lo:chunk.hi] = chunk.count_start[:-1]
 
         in_threads(threads, decode_share)
-        for k in range(n):
-            counts_at[k + 1] = counts_at[k] + len(decoded[k].counts)
-        keep = np.empty(int(keep_at[-1]), np.uint8)
-        counts = np.empty(int(counts_at[-1]), self.count_type)
-        slot_counts = np.empty(self.table.n_slots, np.uint32)
-        for k, chunk in enumerate(decoded):
-            keep[keep_at[k]:keep_at[k + 1]] = chunk.keep
-            counts[counts_at[k]:counts_at[k + 1]] = chunk.counts
-            slot_counts[chunk.lo:chunk.hi] = chunk.count_start[:-1]
-            decoded[k] = None
         self._arena = StoreArrays(self.key_index, self.chunk_slot, row_at, keep_at, counts_at, slot_counts, keep,
-                                  counts.view(np.uint8), self.count_type.itemsize, self.levels)
+                                  counts.view(np.uint8), self.count_type.itemsize, self.levels, POPCOUNT)
         return self._arena
 
 
@@ -908,6 +906,9 @@ def stored_row(store, layout, rule, rnd, phase, pot, records, value, counted, ou
     whole-file reader gives there, or with ``counted`` (8 bits or fewer) its counts (the
     probabilities times the levels, rounded: what a match samples from). The same arithmetic as
     ``expand_rows`` then ``average_slots`` for this one row."""
+    # (Borrowed: the helpers below cost no reference counts; a namedtuple of arrays passed on
+    # made this lookup thirty times slower than its arithmetic.)
+    store, layout, rule, records, out = borrowed((store, layout, rule, records, out))
     index = store.index
     slot = stored_key_slot(index, rule, rnd, phase, pot, records, -1)
     n_act = index.phase_actions[rnd, phase]
@@ -930,9 +931,7 @@ def stored_row(store, layout, rule, rnd, phase, pot, records, value, counted, ou
     levels = store.levels
     is_draw = index.phase_kind[rnd, phase] == DRAW
     if _bit(store.keep, bit0 + b):
-        rank = 0
-        for i in range(b):
-            rank += _bit(store.keep, bit0 + i)
+        rank = _ones(store.keep, bit0, bit0 + b, store.popcount)
         at = store.chunk_counts[k] + np.int64(store.slot_counts[slot]) + rank * (n_act - 1)
         left = levels
         for a in range(n_act - 1):

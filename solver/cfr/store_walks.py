@@ -29,10 +29,12 @@ from abstractions.transitions import get_draw_model
 
 from ..game.layout import StrategyLayout, key_slot, node_slots
 from ..game.rounds import RoundTemplates
-from ..game.tree import BET, DRAW, PublicTree, expand_tree
+from ..game.tree import BET, BET_LABELS, DRAW, N_SITUATIONS, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
-from .walker import NO_STORAGE, Exploitability, draw_tables, in_threads, read_only, slot_strategy, tree_arrays
+from .streamed import WalkSummary
+from .walker import (NO_STORAGE, Exploitability, action_columns, draw_tables, in_threads, read_only, slot_strategy,
+                     tree_arrays)
 
 
 class LocalPlay(NamedTuple):
@@ -188,7 +190,7 @@ class StoreWalks:
             n_chunks = max(1, min(n_cuts, threads))
             bounds = [chunk * n_cuts // n_chunks for chunk in range(n_chunks + 1)]
             base = shape_record or kernels.no_record(shape.n_nodes, n)
-            sums = np.zeros((n_chunks,) + base.summary.shape)
+            sums = np.zeros((n_chunks,) + record.summary.shape)
             shape_cuts = Cuts(np.zeros(0, np.int64), np.full(shape.n_nodes, -1, np.int64), np.zeros((1, 3, n)),
                               np.zeros((1, n)))
 
@@ -215,6 +217,28 @@ class StoreWalks:
             kernels.traverse(*walk, kernels.TRUNK, *groups)
         self.last_cuts = cuts
         return kernels.root_total(deal, root_value[0])
+
+    def summary(self) -> WalkSummary:
+        """Reach-weighted action sums at every decision of the whole tree and each seat's value by
+        dealt class: :meth:`solver.cfr.streamed.StreamedWalker.summary`'s two evaluate walks,
+        a subtree at a time."""
+        config, n = self.config, self.n_states
+        columns = 1 + max(len(BET_LABELS), config.hand_size + 1)
+        mass = np.zeros((2, config.rounds, N_SITUATIONS, columns, n))
+        root = np.zeros((2, n))
+        trunk = self.trunk
+        shape = self.shape if len(self.cut_nodes) else trunk
+        for seat in (0, 1):
+            index = np.full(trunk.n_nodes, -1, np.int64)
+            index[0] = 0
+            summary = mass if seat == 0 else np.zeros((0, 0, 0, 0, 0))
+            record = Record(index, np.zeros((1, 2, n)), np.zeros((1, 2, n)), summary, action_columns(trunk),
+                            trunk.situation)
+            shape_record = kernels.no_record(shape.n_nodes, n)._replace(column=action_columns(shape),
+                                                                      situation=shape.situation)
+            self.walk(seat, kernels.EVALUATE, record, shape_record)
+            root[seat] = record.value[0, seat]
+        return WalkSummary(mass, root)
 
     def exploitability(self) -> Exploitability:
         """The exact best responses against the stored strategy as it plays (every public history,

@@ -682,7 +682,7 @@ def _same_legal_draws(row_of_round: np.ndarray, class_legal: np.ndarray) -> bool
     return bool(np.array_equal(class_legal, class_legal[member[row_of_round]]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pot_index(rule, rnd, pot):
     """Index of a pot level of round ``rnd`` (-1 if none)."""
     lo, hi = 0, rule.n_pots[rnd] - 1
@@ -698,7 +698,7 @@ def pot_index(rule, rnd, pot):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def key_code(rule, rnd, pot, records, earliest_record):
     """The key of a decision of round ``rnd`` under a recall rule (``rule``: :data:`RuleArrays`)
     without its phase: its pot digit (where the rule counts it) above its records' digits, the

@@ -85,9 +85,11 @@ class Summary:
 def summarise(strategy: Strategy) -> Summary:
     """The strategy's summary: from its built tree's node statistics, or, for a game whose tree
     is never built, from two streamed evaluate walks that sum the same masses over every public
-    history (:meth:`solver.cfr.streamed.StreamedWalker.summary`)."""
+    history (:meth:`solver.cfr.streamed.StreamedWalker.summary`; a compact strategy's store
+    walked a subtree at a time, :meth:`solver.cfr.store_walks.StoreWalks.summary`)."""
     if strategy.tree is None:
-        walked = strategy.streamed.summary(strategy.probabilities)
+        walked = strategy.walks.summary() if strategy.store is not None else \
+            strategy.streamed.summary(strategy.probabilities)
         out = _from_masses(strategy, walked.mass)
         _deal_ev(out, class_groups(strategy)[0], strategy.draw_model.deal_prob, walked.root_value * 1000.0)
         return out

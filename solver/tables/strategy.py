@@ -166,6 +166,16 @@ class Strategy:
         return self.store.lite if self.store is not None else self.layout
 
     @cached_property
+    def walks(self):
+        """Whole-tree walks of a stored strategy read a subtree at a time
+        (:class:`solver.cfr.store_walks.StoreWalks`): its certificate, its charts' summary."""
+        from ..cfr.store_walks import StoreWalks
+
+        if self.store is None:
+            raise ValueError("walks a subtree at a time read a compact strategy stored in chunks")
+        return self.spots.walks
+
+    @cached_property
     def spots(self):
         """The numbers of one spot of a game whose tree is never built
         (:class:`solver.tables.spots.SpotEngine`): a store's from its chunks and spot tables; a
