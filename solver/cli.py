@@ -15,6 +15,7 @@ import json
 import math
 import signal
 import sys
+import threading
 
 import numpy as np
 
@@ -612,15 +613,41 @@ def cmd_review(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .tables.explorer import write_explorer
+    from .cfr.store import strategy_config
+    from .game.rounds import RoundTemplates, locate
+    from .tables.explorer import ExplorerServer, write_explorer
     from .tables.strategy import load_strategy
 
-    if args.out:
-        _check_out_file(args.out, args.force)
-    strategy = load_strategy(args.dir)
-    if args.max_round is not None and args.max_round > strategy.config.draws:
-        raise CliError(f"--max-round must be 0 to {strategy.config.draws} for {strategy.config.describe()} "
+    # (checked before the strategy is read)
+    config = strategy_config(args.dir)
+    if args.max_round is not None and args.max_round > config.draws:
+        raise CliError(f"--max-round must be 0 to {config.draws} for {config.describe()} "
                        f"(its betting rounds), got {args.max_round}")
+    if args.prefix:
+        locate(RoundTemplates.of(config), args.prefix)  # ValueError names a bad prefix
+    selected = args.prefix is not None or args.max_round is not None or args.out is not None
+    if args.serve and selected:
+        raise CliError("--serve serves the whole strategy, a spot at a time: --out, --prefix and --max-round write "
+                       "a page of a part of it")
+    if args.stop_after is not None and not args.serve and selected:
+        raise CliError("--stop-after stops a served page (--serve)")
+    if args.out and not args.serve:
+        _check_out_file(args.out, args.force)
+    strategy = load_strategy(args.dir, args.cache_mb)
+    if args.serve or (strategy.tree is None and not selected):
+        server = ExplorerServer(strategy, port=args.port)
+        print(f"serving {config.describe()} at {server.url}: open it in a browser (each spot is read when it is "
+              "opened; Ctrl-C stops)", flush=True)
+        if args.stop_after is not None:
+            threading.Timer(args.stop_after, server.shutdown).start()
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+        print("stopped serving")
+        return 0
     out = Path(args.out) if args.out else Path(args.dir) / "explorer.html"
     path = write_explorer(strategy, out, args.prefix, args.max_round, int(args.max_mb * 1e6))
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser (it needs no network)")
@@ -947,13 +974,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="write over hands already in --out")
     p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("explore", help="an interactive page (one HTML file) to walk a strategy's game tree",
+    p = sub.add_parser("explore", help="an interactive page to walk a strategy's game tree (one HTML file, or "
+                       "served on localhost for a game whose tree is never built)",
                        epilog="examples:\n  badugi explore runs/single-draw                 (runs/single-draw/explorer.html)\n"
+                              "  badugi explore results/triple-draw-cap4/compact  (served on localhost: the real game, "
+                              "every spot to the last round)\n"
+                              "  badugi explore runs/single-draw --serve --port 8765\n"
                               "  badugi explore runs/dd --prefix ck/00/ --out dd-ck00.html   (a subtree of a big game)\n"
                               "  badugi explore runs/triple-draw-cap4 --prefix ck/00/ --max-round 1 --out td.html\n"
-                              "      (cap-4 triple draw: its tree is never built; streamed walks of the subtree)\n",
+                              "      (cap-4 triple draw: its tree is never built; walks of the subtree)\n",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dir", help="output directory of badugi solve (or exploit)")
+    p.add_argument("dir", help="output directory of badugi solve (or exploit), or a compact strategy")
     p.add_argument("--out", help="the HTML file to write (an existing file only with --force; default "
                    "DIR/explorer.html, the run's own page, rewritten each time)")
     p.add_argument("--force", action="store_true", help="replace the file --out names if it exists")
@@ -962,6 +993,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only betting rounds up to this one (0 = before the first draw)")
     p.add_argument("--max-mb", type=float, default=20.0, action=_InRange, above=0,
                    help="refuse a selection bigger than this (default 20)")
+    p.add_argument("--serve", action="store_true", help="serve the page on localhost, each spot read when it is opened "
+                   "(the default for a game whose tree is never built, without --prefix, --max-round or --out)")
+    p.add_argument("--port", type=int, default=8765, action=_InRange, low=0, high=65535,
+                   help="the served page's port on 127.0.0.1 (default 8765; 0: any free one)")
+    p.add_argument("--stop-after", type=float, metavar="SECONDS", action=_InRange, above=0,
+                   help="stop serving after this many seconds (default: until Ctrl-C)")
+    _add_cache_arg(p)
     p.set_defaults(func=cmd_explore)
 
     p = sub.add_parser("exploit", help="the best response to a fixed opponent, as a strategy directory",

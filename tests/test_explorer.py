@@ -178,3 +178,76 @@ def test_explorer_in_a_browser_names_seats_and_greys_groups_never_there(solved, 
     grey = {cell.get_attribute("data-group") for cell in browser.find_elements(By.CSS_SELECTOR, "#grid td[data-group]")
             if cell.find_elements(By.CSS_SELECTOR, ".cell.never")}
     assert never and grey == never
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A tiny triple draw solved without its tree, as a compact strategy stored in chunks."""
+    import dataclasses
+
+    from solver.tables.compact import make_compact
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
+    run = tmp_path_factory.mktemp("served") / "run"
+    solve(config, iterations=40, out_dir=run, streamed=True)
+    out = run.parent / "compact"
+    make_compact(run, out, min_reach=1e-5)
+    return out
+
+
+def test_a_served_explorer_reads_each_spot_as_badugi_show_does(stored, browser):
+    """``badugi explore --serve`` (the default for a game whose tree is never built): the page
+    asks for each spot when it is opened; every one clicked from the first decision down to the
+    last round shows what `badugi show` prints, and a typed hand its mix and each action's EV."""
+    import threading
+    import time
+
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from solver.tables.explorer import ExplorerServer, child_points
+
+    strategy = load_strategy(stored)
+    assert strategy.store is not None
+    server = ExplorerServer(strategy, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        def opened(history):
+            WebDriverWait(browser, 20, ignored_exceptions=(StaleElementReferenceException,)).until(
+                lambda b: b.find_element(By.ID, "history").text == history and not b.find_element(By.ID, "status").text)
+
+        browser.get(server.url)
+        opened("")
+        assert _page_table(browser) == _show_table(strategy, "")
+        # From the start down to the last round's betting, action by action.
+        history = ""
+        for label in ["c", "k", "1", "0", "k", "k", "2", "1", "k", "k", "0", "0", "b"]:
+            history = {a: child for a, child, _ in child_points(strategy.templates, history)}[label]
+            browser.find_element(By.CSS_SELECTOR, f"#actions button[data-action='{label}']").click()
+            opened(history)
+            assert _page_table(browser) == _show_table(strategy, history), history
+        assert history.count("/") == 6 and strategy.spot(history).round == 3
+        box = browser.find_element(By.ID, "hand")
+        box.clear()
+        box.send_keys("As2h")
+        browser.find_element(By.ID, "lookup").click()
+        spot = strategy.spot(history)
+        value = strategy.hand_class("As2h")
+        evs = {s.get_attribute("data-ev"): s.text for s in browser.find_elements(By.CSS_SELECTOR, "#hand-result span[data-ev]")}
+        for a, label in enumerate(spot.labels):
+            expected = spot.action_ev_mbb()[a, value]
+            shown = evs[label]
+            assert (shown == "(EV -)") if not np.isfinite(expected) else \
+                (int(shown.split()[1].lstrip("+")) == round(expected)), (label, shown, expected)
+        # A history that is not a decision is refused in a line, and the page says so.
+        browser.get(server.url)
+        opened("")
+        start = time.perf_counter()
+        answer = browser.execute_async_script(
+            "const done = arguments[0]; fetch('spot?history=zz').then(r => r.text().then(t => done([r.status, t])))")
+        assert answer[0] == 400 and "'z' is not possible" in answer[1] and time.perf_counter() - start < 5
+    finally:
+        server.shutdown()
+        server.server_close()

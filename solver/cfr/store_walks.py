@@ -247,6 +247,47 @@ class StoreWalks:
         br_bb = self.walk(1, kernels.BEST_RESPONSE)
         return Exploitability(br_button, br_bb, self.walk(0, kernels.EVALUATE))
 
+    def locate(self, history: str) -> tuple[int, int]:
+        """``(cut, node)``: a valid history's node in the trunk (cut -1) or in the shape below cut
+        ``cut`` (:meth:`solver.cfr.streamed.StreamedWalker.locate`)."""
+        trunk, shape = self.trunk, self.shape
+        cut, node = -1, 0
+        for char in history.replace("/", ""):
+            if cut < 0 and self.cut_index[node] >= 0:
+                cut, node = int(self.cut_index[node]), 0
+            tree = trunk if cut < 0 else shape
+            node = next(c for c in tree.children(node) if chr(tree.action[c]) == char)
+        if cut < 0 and self.cut_index[node] >= 0:
+            cut, node = int(self.cut_index[node]), 0
+        return cut, node
+
+    def node_stats(self, trunk_nodes: np.ndarray | None = None, cut_nodes: dict | None = None):
+        """``(cut, stats)`` batches as :meth:`solver.cfr.streamed.StreamedWalker.node_stats` makes
+        them: trunk nodes from two walks of the whole tree, each cut's shape nodes from two walks
+        of its subtree from the reach the first round's collecting walk brings it."""
+        from .walker import NodeStats
+
+        n = self.n_states
+        if trunk_nodes is not None and len(trunk_nodes):
+            index = np.full(self.trunk.n_nodes, -1, np.int64)
+            index[trunk_nodes] = np.arange(len(trunk_nodes))
+            k = len(trunk_nodes)
+            record = kernels.no_record(self.trunk.n_nodes, n)._replace(index=index, reach=np.zeros((k, 2, n)),
+                                                                      value=np.zeros((k, 2, n)))
+            for seat in (0, 1):
+                self.walk(seat, kernels.EVALUATE, record)
+            yield -1, NodeStats(np.asarray(trunk_nodes), record.reach, record.value)
+        if not cut_nodes:
+            return
+        reach = self.cut_reach()
+        trunk = self.trunk
+        for cut, nodes in cut_nodes.items():
+            node = int(self.cut_nodes[cut])
+            wanted = np.asarray(nodes, np.int64)
+            _, record, _ = self.round_walk(1, float(trunk.pot[node]), trunk.records[node].astype(np.int64),
+                                           reach[cut], lambda tree: wanted)
+            yield cut, NodeStats(wanted, record.reach, record.value)
+
     # -- one history's rounds
     def round_walk(self, rnd: int, pot: float, records, reach: np.ndarray, record_nodes=None,
                    last_round: int | None = None) -> tuple[PublicTree, Record, Cuts]:

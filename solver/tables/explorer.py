@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable, NamedTuple
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
 from abstractions.cards import RANK_CHARS, SUIT_CHARS, rank_name
+from abstractions.files import atomic_write
 
 from ..game.rounds import RoundTemplates, locate, stakes
 from ..game.tree import DRAW, FOLD, SEAT_NAMES, SHOWDOWN, action_name, street_name
@@ -97,13 +101,14 @@ def _streamed_selection(strategy: Strategy, prefix: str | None, max_round: int |
     """A game whose tree is never built: the trunk's decision points (first round) and the
     shape's below each cut, with ids ``trunk node`` and ``trunk size + cut x shape size + shape
     node``. Refused before any walk when too big."""
-    walker = strategy.streamed
-    game = walker.game
-    trunk, shape = game.trunk, game.shape
+    # (a compact strategy's store walked a subtree at a time, a strategy file's streamed walks)
+    walker = strategy.walks if strategy.store is not None else strategy.streamed
+    trunk, shape, cut_nodes = (walker.trunk, walker.shape, walker.cut_nodes) if strategy.store is not None else \
+        (walker.game.trunk, walker.game.shape, walker.game.cut_nodes)
     if prefix:
         strategy.decision(prefix)  # ValueError names a bad prefix
     cut, node = walker.locate(prefix or "")
-    cut_index = walker.cuts.index
+    cut_index = walker.cut_index if strategy.store is not None else walker.cuts.index
     n_trunk = trunk.n_nodes
     n_shape = shape.n_nodes if shape is not None else 0
     in_shape = np.zeros(max(n_shape, 1), bool)
@@ -153,7 +158,7 @@ def _streamed_selection(strategy: Strategy, prefix: str | None, max_round: int |
         shape_children = {s: [(chr(shape.action[c]), int(c), _ends(int(shape.kind[c]))) for c in shape.children(s)]
                           for s in shape_nodes.tolist()}
         for c in cuts:
-            above = trunk.history(int(game.cut_nodes[c]))
+            above = trunk.history(int(cut_nodes[c]))
             for s in shape_nodes.tolist():
                 children = [(label, shape_key(c, child), end) for label, child, end in shape_children[s]]
                 key = n_trunk + c * n_shape + s
@@ -161,7 +166,9 @@ def _streamed_selection(strategy: Strategy, prefix: str | None, max_round: int |
                                      [x[0] for x in children], children)
 
     def figures():
-        batches = walker.node_stats(strategy.probabilities, trunk_nodes, {c: shape_nodes for c in cuts})
+        wanted = {c: shape_nodes for c in cuts}
+        batches = walker.node_stats(trunk_nodes, wanted) if strategy.store is not None else \
+            walker.node_stats(strategy.probabilities, trunk_nodes, wanted)
         for c, batch in batches:
             for i, node in enumerate(batch.nodes.tolist()):
                 key = node if c < 0 else n_trunk + c * n_shape + node
@@ -180,6 +187,97 @@ def _check_size(strategy: Strategy, n_points: int, n_actions: int, max_bytes: in
                          f"{size / 1e6:.0f} MB; {hint} (limit {max_bytes / 1e6:.0f} MB, --max-mb)")
 
 
+class _Groups(NamedTuple):
+    """The hand groups of a game's page: each class's group, the labels, each group's cards and top."""
+
+    of: np.ndarray
+    labels: list
+    count: list
+    top: list
+
+
+def _groups(strategy: Strategy) -> _Groups:
+    group_of, labels = class_groups(strategy)
+    ev = strategy.evaluator
+    counts = ev.value_card_count.astype(int)
+    tops = np.array([ev.value_ranks(v)[0] for v in range(strategy.n_states)])
+    return _Groups(group_of, labels, [int(counts[group_of == g][0]) for g in range(len(labels))],
+                   [int(tops[group_of == g][0]) for g in range(len(labels))])
+
+
+def point_json(strategy: Strategy, groups: _Groups, history: str, seat: int, kind: int, labels: list, children: list,
+               stats, i: int, probs: np.ndarray, locked, action_values: np.ndarray | None = None) -> dict:
+    """One decision point as the page shows it (``stats``: a NodeStats batch, ``i`` its row;
+    ``children``: per action its label, the point it leads to and how the hand ends there;
+    ``action_values``: the acting seat's value of each action by class, weighted by the
+    opponent's reach, where known)."""
+    group_of, n_groups = groups.of, len(groups.labels)
+    reach = stats.reach_of(i, seat)
+    value = stats.ev_mbb(i, seat)
+    opponent = stats.reach[i, 1 - seat]
+    is_draw = kind == DRAW
+    rows = [[_short(mass, 9), [round(f, 8) for f in freq], round(ev, 1) if mass > 0 else None]
+            for mass, freq, ev in group_figures(group_of, n_groups, reach, probs, value)]
+    opp_mass = np.bincount(group_of, weights=opponent, minlength=n_groups)
+    opp_total = opp_mass.sum()
+    templates = strategy.templates
+    at = locate(templates, history)
+    pot, to_call = stakes(templates, at)
+    legal = strategy.rows_layout.class_legal
+    quantised = np.round(np.nan_to_num(probs) * 65535).astype("<u2")
+    if is_draw:
+        quantised = quantised * legal.T[:probs.shape[0]].astype("<u2")
+    out = {
+        "history": history, "seat": seat, "draw": bool(is_draw),
+        "street": f"draw {at.round + 1}" if is_draw else street_name(at.round),
+        "pot": round(pot / strategy.config.big_blind, 4), "to_call": round(to_call / strategy.config.big_blind, 4),
+        "labels": labels,
+        "names": [action_name(label, kind) for label in labels],
+        "children": [list(c) for c in children],
+        "reached": float(reach.sum()),
+        "groups": rows,
+        "opponent": [_short(m / opp_total, 4) if opp_total > 0 else 0.0 for m in opp_mass],
+        "probs": base64.b64encode(quantised.tobytes()).decode("ascii"),
+        "locked": None if locked is None else [
+            ("all" if locked[group_of == g].all() else "some" if locked[group_of == g].any() else "")
+            for g in range(n_groups)],
+    }
+    if action_values is not None:
+        # Each class's EV of each action (mbb/hand, whole numbers; the int32 minimum where it is not
+        # known: the opponent never gets here, or a draw the class may not make).
+        opp_total_reach = opponent.sum()
+        ev = action_values / opp_total_reach * 1000.0 if opp_total_reach > 0 else np.full_like(action_values, np.nan)
+        whole = np.where(np.isfinite(ev), np.round(ev), np.iinfo(np.int32).min).astype("<i4")
+        out["action_ev"] = base64.b64encode(whole.tobytes()).decode("ascii")
+    return out
+
+
+def page_header(strategy: Strategy, root, prefix: str | None, served: bool = False) -> dict:
+    """What every page of a strategy shows besides its points: the game, the deck, the groups."""
+    ev = strategy.evaluator
+    groups = _groups(strategy)
+    return {
+        "game": strategy.config.describe(),
+        "directory": str(strategy.directory),
+        "exploitability_mbb": strategy.exploitability_mbb,
+        "game_value_mbb": strategy.game_value_mbb,
+        "seats": [SEAT_NAMES[0], SEAT_NAMES[1]],
+        "hand_size": strategy.config.hand_size,
+        "ranks": RANK_CHARS[:strategy.config.ranks],
+        "suits": SUIT_CHARS[:strategy.config.suits],
+        "n_states": strategy.n_states,
+        "value_codes": [int(c) for c in ev.value_codes],
+        "class_names": [ev.describe(v) for v in range(strategy.n_states)],
+        "group_labels": groups.labels,
+        "group_count": groups.count,
+        "group_top": [rank_name(t) for t in groups.top],
+        "root": root,
+        "prefix": prefix or "",
+        "served": served,
+        "nodes": {},
+    }
+
+
 def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int | None = None,
                   max_bytes: int = MAX_BYTES) -> dict:
     """Everything the page shows, as JSON-ready data; ValueError if the selection is too big.
@@ -193,80 +291,121 @@ def explorer_data(strategy: Strategy, prefix: str | None = None, max_round: int 
                     "export a subtree with --prefix (e.g. --prefix ck/00/) or fewer rounds with --max-round")
     if not selection.points:
         raise ValueError("no decision point in that selection")
-    n_states = strategy.n_states
-    group_of, labels = class_groups(strategy)
-    n_groups = len(labels)
-    ev = strategy.evaluator
-    counts = ev.value_card_count.astype(int)
-    tops = np.array([ev.value_ranks(v)[0] for v in range(n_states)])
-    group_count = [int(counts[group_of == g][0]) for g in range(n_groups)]
-    group_top = [int(tops[group_of == g][0]) for g in range(n_groups)]
-    legal = strategy.layout.class_legal
-    templates = RoundTemplates.of(strategy.config)
+    groups = _groups(strategy)
     out_nodes = {}
     for key, batch, i, probs, locked in selection.figures():
         point = selection.points[key]
-        seat = point.seat
-        reach = batch.reach_of(i, seat)
-        value = batch.ev_mbb(i, seat)
-        opponent = batch.reach[i, 1 - seat]
-        is_draw = point.kind == DRAW
-        groups = [[_short(mass, 9), [round(f, 8) for f in freq], round(ev, 1) if mass > 0 else None]
-                  for mass, freq, ev in group_figures(group_of, n_groups, reach, probs, value)]
-        opp_mass = np.bincount(group_of, weights=opponent, minlength=n_groups)
-        opp_total = opp_mass.sum()
-        at = locate(templates, point.history)
-        pot, to_call = stakes(templates, at)
-        quantised = np.round(np.nan_to_num(probs) * 65535).astype("<u2")
-        if is_draw:
-            quantised = quantised * legal.T[:probs.shape[0]].astype("<u2")
-        out_nodes[key] = {
-            "history": point.history, "seat": seat, "draw": bool(is_draw),
-            "street": f"draw {at.round + 1}" if is_draw else street_name(at.round),
-            "pot": round(pot / strategy.config.big_blind, 4), "to_call": round(to_call / strategy.config.big_blind, 4),
-            "labels": point.labels,
-            "names": [action_name(label, point.kind) for label in point.labels],
-            "children": [list(c) for c in point.children],
-            "reached": float(reach.sum()),
-            "groups": groups,
-            "opponent": [_short(m / opp_total, 4) if opp_total > 0 else 0.0 for m in opp_mass],
-            "probs": base64.b64encode(quantised.tobytes()).decode("ascii"),
-            "locked": None if locked is None else [
-                ("all" if locked[group_of == g].all() else "some" if locked[group_of == g].any() else "")
-                for g in range(n_groups)],
-        }
-    out_nodes = {key: out_nodes[key] for key in selection.points}  # tree order
-    return {
-        "game": strategy.config.describe(),
-        "directory": str(strategy.directory),
-        "exploitability_mbb": strategy.exploitability_mbb,
-        "game_value_mbb": strategy.game_value_mbb,
-        "seats": [SEAT_NAMES[0], SEAT_NAMES[1]],
-        "hand_size": strategy.config.hand_size,
-        "ranks": RANK_CHARS[:strategy.config.ranks],
-        "suits": SUIT_CHARS[:strategy.config.suits],
-        "n_states": n_states,
-        "value_codes": [int(c) for c in ev.value_codes],
-        "class_names": [ev.describe(v) for v in range(n_states)],
-        "group_labels": labels,
-        "group_count": group_count,
-        "group_top": [rank_name(t) for t in group_top],
-        "root": next(iter(selection.points)),
-        "prefix": prefix or "",
-        "nodes": out_nodes,
-    }
+        out_nodes[key] = point_json(strategy, groups, point.history, point.seat, point.kind, point.labels,
+                                    point.children, batch, i, probs, locked)
+    data = page_header(strategy, next(iter(selection.points)), prefix)
+    data["nodes"] = {key: out_nodes[key] for key in selection.points}  # tree order
+    return data
 
 
 def write_explorer(strategy: Strategy, path: str | Path, prefix: str | None = None, max_round: int | None = None,
                    max_bytes: int = MAX_BYTES) -> Path:
+    """The self-contained page of a selection of the strategy's decision points, written to ``path``."""
     data = explorer_data(strategy, prefix, max_round, max_bytes)
     path = Path(path)
     text = PAGE.replace("/*DATA*/null", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
-    from abstractions.files import atomic_write
-
     with atomic_write(path, "w") as f:
         f.write(text)
     return path
+
+
+# -- served: a page on localhost that asks for each spot as it is opened ---------------------
+
+def child_points(templates: RoundTemplates, history: str) -> list:
+    """Per action of the decision at ``history``: its label, the history of the decision it leads
+    to (None where the hand ends) and how the hand ends there ("fold", "showdown" or "")."""
+    at = locate(templates, history)
+    out = []
+    for label in at.labels:
+        following = history + label
+        for candidate in (following + "/", following):   # (a round's end: its separator)
+            try:
+                locate(templates, candidate)
+                out.append((label, candidate, ""))
+                break
+            except ValueError as err:
+                if "ends the hand" in str(err):
+                    out.append((label, None, "fold" if label == "f" else "showdown"))
+                    break
+        else:
+            raise AssertionError(f"{history!r}: action {label!r} leads nowhere")
+    return out
+
+
+def spot_json(strategy: Strategy, history: str) -> dict:
+    """The page's point at ``history`` from one spot of the strategy (:meth:`Strategy.spot`),
+    with each class's EV of each action."""
+    spot = strategy.spot(history)
+    locked = None
+    if strategy.tree is not None and strategy.locks is not None:
+        locked = strategy.locked_classes(int(spot.stats.nodes[0]))
+    return point_json(strategy, _groups(strategy), history, spot.seat, spot.kind, spot.labels,
+                      child_points(strategy.templates, history), spot.stats, 0, spot.strategy, locked,
+                      spot.action_values)
+
+
+class ExplorerServer(ThreadingHTTPServer):
+    """``badugi explore --serve``: the page, and each spot as JSON when the page opens it
+    (``/spot?history=H``), one at a time, the last ones kept."""
+
+    daemon_threads = True
+
+    def __init__(self, strategy: Strategy, host: str = "127.0.0.1", port: int = 0, say=lambda line: None):
+        super().__init__((host, port), _ExplorerHandler)
+        self.strategy = strategy
+        self.say = say
+        data = page_header(strategy, "", None, served=True)
+        self.page = PAGE.replace("/*DATA*/null", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+        self.spots: dict = {}
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def spot(self, history: str) -> bytes:
+        with self.lock:   # (the spots share the store's walks: one at a time)
+            found = self.spots.get(history)
+            if found is None:
+                found = json.dumps(spot_json(self.strategy, history), separators=(",", ":")).encode()
+                self.spots[history] = found
+                while len(self.spots) > SERVED_SPOTS:
+                    self.spots.pop(next(iter(self.spots)))
+            return found
+
+
+SERVED_SPOTS = 256
+
+
+class _ExplorerHandler(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 (the standard library's name)
+        url = urlsplit(self.path)
+        try:
+            if url.path in ("/", "/index.html"):
+                self._send(200, "text/html; charset=utf-8", self.server.page.encode())
+            elif url.path == "/spot":
+                history = parse_qs(url.query, keep_blank_values=True).get("history", [""])[0]
+                self._send(200, "application/json", self.server.spot(history))
+            else:
+                self._send(404, "text/plain; charset=utf-8", b"not here")
+        except ValueError as err:   # a history that is not a decision
+            self._send(400, "text/plain; charset=utf-8", str(err).encode())
+
+    def _send(self, status: int, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format, *args):  # noqa: A002 (quiet: the command prints its own lines)
+        pass
 
 
 PAGE = r"""<!DOCTYPE html>
@@ -294,6 +433,7 @@ table.stats td:first-child,table.stats th:first-child{text-align:left}
 <h2 id="title" style="font-size:16px"></h2>
 <div id="stakes"></div>
 <div id="reached"></div>
+<div id="status" style="color:#8a6d00"></div>
 <div class="actions" id="actions"></div>
 <div class="legend" id="legend"></div>
 <div class="panel">
@@ -345,7 +485,15 @@ function grid(table, values, colourOf, labelOf, titleOf){
       html += g < 0 ? "<td></td>" : "<td data-group='" + DATA.group_labels[g] + "' title='" + titleOf(g) + "'>" + colourOf(g) + labelOf(g) + "</td>"; }
     html += "</tr>"; }
   table.innerHTML = html; }
-function show(id){
+async function show(id){
+  // A served page asks for each spot when it is first opened (badugi explore --serve).
+  if (!(id in DATA.nodes)) {
+    const status = document.getElementById("status");
+    status.textContent = "loading '" + id + "' ...";
+    const answer = await fetch("spot?history=" + encodeURIComponent(id));
+    if (!answer.ok) { status.textContent = await answer.text(); return; }
+    DATA.nodes[id] = await answer.json();
+    status.textContent = ""; }
   current = id; const node = DATA.nodes[id];
   const other = DATA.seats[1 - node.seat];
   document.getElementById("title").textContent = DATA.seats[node.seat] + " to " + (node.draw ? "draw" : "act") +
@@ -364,8 +512,9 @@ function show(id){
   const actions = document.getElementById("actions"); actions.innerHTML = "";
   node.children.forEach(([label, child, end], a) => {
     const b = document.createElement("button"); b.dataset.action = label;
-    b.textContent = node.names[a] + " (" + pct(total[a], 1) + ")" + (end ? " \u2192 " + end : child < 0 ? " \u2192 not exported" : "");
-    b.disabled = child < 0; b.onclick = () => { trail.push(current); show(child); }; actions.appendChild(b); });
+    const away = child === null || child === -1;
+    b.textContent = node.names[a] + " (" + pct(total[a], 1) + ")" + (end ? " \u2192 " + end : away ? " \u2192 not exported" : "");
+    b.disabled = away; b.onclick = () => { trail.push(current); show(child); }; actions.appendChild(b); });
   document.getElementById("legend").innerHTML = node.labels.map((l, a) => "<span><i style='background:" + COLOURS[l] + "'></i>" + node.names[a] + "</span>").join("");
   const maxReach = Math.max(...node.groups.map(g => g[0]), 1e-300);
   grid(document.getElementById("grid"), null, g => {
@@ -390,8 +539,12 @@ function lookup(fromButton){
   if (!text) { out.textContent = ""; return; }
   const cards = cardsOf(text); if (!cards) { out.textContent = "not a " + DATA.hand_size + "-card hand of this deck: " + text; return; }
   const v = classOf(cards), node = DATA.nodes[current], probs = decode(node.probs), n = DATA.n_states;
+  const ev = node.action_ev ? new Int32Array(Uint8Array.from(atob(node.action_ev), c => c.charCodeAt(0)).buffer) : null;
+  const evText = a => !ev ? "" : ev[a * n + v] === -2147483648 ? " (EV -)" :
+    " (EV " + (ev[a * n + v] > 0 ? "+" : "") + ev[a * n + v] + " mbb)";
   out.innerHTML = "<span id='hand-class'>" + DATA.class_names[v] + "</span>: " + node.labels.map((l, a) =>
-    "<span data-action='" + l + "'>" + node.names[a] + " " + (probs[a * n + v] / 655.35).toFixed(2) + "%</span>").join(", "); }
+    "<span data-action='" + l + "'>" + node.names[a] + " " + (probs[a * n + v] / 655.35).toFixed(2) + "%</span>" +
+    "<span data-ev='" + l + "'>" + evText(a) + "</span>").join(", "); }
 document.getElementById("lookup").onclick = () => lookup(true);
 document.getElementById("hand").onkeydown = e => { if (e.key === "Enter") lookup(true); };
 document.getElementById("sub").textContent = DATA.game + " \u2014 " + DATA.directory + "; exploitability " +
