@@ -525,14 +525,10 @@ def _default_strategy() -> str:
 
 
 def _load_solution(path: str | None):
-    """The strategy of review and play (the committed cap-4 one by default: a line on stderr says
-    it is loading, as it takes a while)."""
+    """The strategy of review and play (the committed cap-4 one by default)."""
     from .arena.match import load_player
 
-    if path is None:
-        path = _default_strategy()
-        print(f"loading {path} (the committed cap-4 strategy: about half a minute) ...", file=sys.stderr, flush=True)
-    player = load_player(path)
+    player = load_player(path or _default_strategy())
     if player.config is None:
         raise CliError("--strategy must be a solved strategy directory, not a baseline")
     return player
@@ -561,13 +557,17 @@ def cmd_review(args: argparse.Namespace) -> int:
     from .arena.match import MatchGame
     from .arena.phh import check_with_pokerkit, read_phh
     from .arena.review import review_hands, to_csv, to_json, to_text
+    from .cfr.store import strategy_config
     from abstractions.cards import Deck
 
     for out in (args.json, args.csv):
         if out and out != "-":
             _check_out_file(out, args.force)
-    player = _load_solution(args.strategy)
-    config = player.config.at_full_resolution()
+    # Everything a user can get wrong is checked before the strategy is read.
+    path = args.strategy or _default_strategy()
+    if args.strategy is not None and args.strategy in ("rule", "station", "random"):
+        raise CliError("--strategy must be a solved strategy directory, not a baseline")
+    config = strategy_config(path).at_full_resolution()
     histories = []
     for f in args.files:
         histories += read_phh(f, config)
@@ -589,7 +589,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     hero = args.hero or "both"
     if hero not in ("both", "p1", "p2") and not any(hero in h.players for h in histories):
         raise CliError(f"--hero {hero}: no hand has a player of that name (p1 or p2 name a seat)")
+    player = _load_solution(args.strategy)
     review = review_hands(histories, player, MatchGame.of(config), hero, args.samples, args.seed, args.every_action)
+    if args.hand is not None:
+        review.first_hand = args.hand   # (numbered as --hand counts them)
     deck = Deck(config.ranks, config.suits)
     outputs = {"json": (args.json, to_json), "csv": (args.csv, to_csv)}
     printed = False

@@ -123,6 +123,15 @@ def test_off_tree_actions_are_mapped_with_a_flag():
         hand = replayer.replay(read_phh(path, config)[0])
         assert [d.flags for d in hand.decisions][3] == ["raises beyond the cap of 4 bets: valued as a call"]
         assert hand.decisions[3].action == replayer.labels[0][int(hand.decisions[3].ipos[3])].index("c")
+        # PokerKit's player may then fold to the fifth bet (or call it): the solution's tree is at
+        # the draw already; the answer is not reviewed and a fold ends the hand.
+        path.write_text(_hand(DEAL + ["p2 cbr 4", "p1 cbr 6", "p2 cbr 8", "p1 cbr 10", "p2 f"]))
+        hand = replayer.replay(read_phh(path, config)[0])
+        assert len(hand.decisions) == 4 and "folds to a bet beyond the cap (action 7 ('p2 f'))" in hand.flags[0]
+        assert hand.payoff is not None and hand.payoff[0] < 0
+        path.write_text(_hand(DEAL + ["p2 cbr 4", "p1 cbr 6", "p2 cbr 8", "p1 cbr 10", "p2 cc", "p1 sd", "p2 sd"]))
+        hand = replayer.replay(read_phh(path, config)[0])
+        assert "answers a bet beyond the cap" in hand.flags[0] and len(hand.decisions) == 6
         dead = _hand(["d dh p1 As2s3d4c", "d dh p2 5s6h7d8c", "p2 cc", "p1 f"])
         path.write_text(dead)
         hand = replayer.replay(read_phh(path, config)[0])
@@ -132,10 +141,13 @@ def test_off_tree_actions_are_mapped_with_a_flag():
         path.write_text(draws)
         hand = replayer.replay(read_phh(path, config)[0])
         bb_draw, button_draw = hand.decisions[2], hand.decisions[3]
-        # Three spades: two of them are dead; drawing 1 keeps one.
-        assert bb_draw.action == 2 and "keeps a dead card" in bb_draw.flags[0]
-        # 5s6h7d8c is a badugi: drawing one, the canonical discard is the 8c.
-        assert button_draw.action == 1 and "not the canonical 8c" in button_draw.flags[0]
+        # Three spades: two of them are dead; drawing 1 keeps one: valued as it was made, the cards
+        # kept at positions 0, 1 and 3 of As2s3s4c.
+        assert bb_draw.action == 1 and "keeps a dead card" in bb_draw.flags[0]
+        assert bb_draw.kept == 0b1011 and bb_draw.thrown == [bb_draw.cards[2]]
+        # 5s6h7d8c is a badugi: drawing one, the canonical discard is the 8c; the 5s is thrown.
+        assert button_draw.action == 1 and "not the canonical 8c: valued as thrown" in button_draw.flags[0]
+        assert button_draw.kept == 0b1110
         assert hand.flags == ["the history stops before the hand ends"]
     finally:
         path.unlink(missing_ok=True)
@@ -193,12 +205,14 @@ def test_review_plays_out_only_what_the_cost_needs(tmp_path, tiny_strategy):
         else:
             mixed += 1
             for a, (p, v, w) in enumerate(zip(d.probabilities, d.values, e.values)):
-                if p > 0 or a == d.action:
-                    assert v == w
+                if p > 0 or (a == d.action and d.kept < 0):
+                    assert v == w or (math.isnan(v) and math.isnan(w))
                 else:
                     assert math.isnan(v)
+            # (the action as taken: the same value, the actual discard's where it was not canonical)
+            assert d.taken_value == e.taken_value or (math.isnan(d.taken_value) and math.isnan(e.taken_value))
         fits = not any("no opponent hand fits" in f for f in e.flags)
-        assert e.samples == 16 and e.effective_samples is not None and math.isnan(e.values[e.action]) != fits
+        assert e.samples == 16 and e.effective_samples is not None and math.isnan(e.taken_value) != fits
     assert pure > 0 and mixed > 0
     # One hand has no interval over hands: null in JSON, which strict parsers read (not Infinity).
     import json
@@ -297,3 +311,97 @@ def test_a_hand_whose_opponent_cards_are_hidden_is_reviewed_for_the_hero(tmp_pat
     none = review_hands(read_phh(tmp_path / "hidden.phhs", config), player, game, "p2", samples=4)
     assert not none.decisions
     assert all("p2" not in f and "cards are not in the history" in f for h in none.hands for f in h.flags)
+
+
+def _tiny_hand(actions: list[str]) -> str:
+    head = ('variant = "FB"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n'
+            'starting_stacks = [2000, 2000]\nplayers = ["bb", "btn"]\n'
+            '_badugi_game = { ranks = 3, suits = 2, hand_size = 2, draws = 1, cap = 1, bets = [2, 4] }\n')
+    return head + "actions = [\n" + "".join(f'  "{a}",\n' for a in actions) + "]\n"
+
+
+def test_a_draw_is_valued_as_it_was_made(tmp_path, tiny_strategy):
+    """A draw that throws another card than the canonical one is played out with exactly those
+    cards thrown: its value is that draw's, not the canonical draw of its count, and the review
+    names the cards thrown."""
+    player = load_player(str(tiny_strategy))
+    config = player.config.at_full_resolution()
+    game = MatchGame.of(config)
+    # The button holds 3h2h (a two-card 3): drawing one, the canonical discard is the 3h; he throws
+    # the 2h instead (keeping the 3h), then the same with the canonical discard.
+    made, canonical = (_tiny_hand(["d dh p1 Ah3s", "d dh p2 3h2h", "p2 cc", "p1 cc", "p1 sd", f"p2 sd {card}",
+                                   "d dh p2 As"]) for card in ("2h", "3h"))
+    (tmp_path / "made.phh").write_text(made)
+    (tmp_path / "canonical.phh").write_text(canonical)
+    one = review_hands(read_phh(tmp_path / "made.phh", config), player, game, "btn", samples=256, seed=4)
+    two = review_hands(read_phh(tmp_path / "canonical.phh", config), player, game, "btn", samples=256, seed=4)
+    draw_made = next(d for d in one.decisions if d.is_draw)
+    draw_canonical = next(d for d in two.decisions if d.is_draw)
+    assert draw_made.kept == 0b01 and draw_canonical.kept == -1 and draw_made.action == draw_canonical.action == 1
+    assert any("not the canonical 3h: valued as thrown" in f for f in draw_made.flags)
+    from abstractions.cards import Deck
+    from solver.arena.review import to_text
+    assert "draw 1 (2h)" in to_text(one, Deck(config.ranks, config.suits))
+    # Keeping the 3h leaves a weaker hand than keeping the 2h: that draw is worth less, so it costs more.
+    assert draw_made.taken_value < draw_canonical.taken_value
+    assert draw_made.cost > draw_canonical.cost
+
+
+def test_the_worst_decisions_are_ranked_by_what_is_known():
+    """The list ranks by the low end of the cost's interval: a big cost resting on a few samples
+    (wide interval) comes after a smaller one that is known, and one whose interval reaches zero is
+    left out."""
+    from solver.arena.review import Decision, Review
+
+    def decision(cost, low, high, ess):
+        d = Decision(0, 0, 0, False, 0, ["k", "b"], [0, 1], [0, 1], np.zeros(4), np.zeros(3), np.zeros(1))
+        d.probabilities, d.values = [0.5, 0.5], [0.0, 0.0]
+        d.cost, d.low, d.high, d.effective_samples = cost, low, high, ess
+        return d
+
+    noisy, known, nothing = decision(11.9, -3.0, 26.0, 1.2), decision(2.0, 1.5, 2.5, 300.0), decision(0.5, -0.1, 1.1, 80)
+    review = Review("s", "g", [], "both", 128, 0.0)
+    review.hands = [type("H", (), {"decisions": [noisy, known, nothing]})()]
+    assert review.worst() == [known]
+    assert noisy.uncertain and not known.uncertain
+
+
+def test_a_costs_interval_covers_what_many_samples_find(tmp_path, tiny_strategy):
+    """Honest intervals: over a hundred decisions of a match against a random player (whose
+    actions make the belief uneven), each cost's 95% interval from 64 samples covers the cost that
+    thirty times as many samples find (all but a few: at least 85%)."""
+    write_phhs(tmp_path / "m.phhs", match_histories(None, str(tiny_strategy), "random", 80, seed=9))
+    player = load_player(str(tiny_strategy))
+    config = player.config.at_full_resolution()
+    hands = read_phh(tmp_path / "m.phhs", config)
+    game = MatchGame.of(config)
+    small = review_hands(hands, player, game, samples=64, seed=1)
+    big = review_hands(read_phh(tmp_path / "m.phhs", config), player, game, samples=2048, seed=2)
+    pairs = [(d, e) for d, e in zip(small.decisions, big.decisions) if d.samples and math.isfinite(d.low)]
+    assert len(pairs) >= 100
+    covered = np.mean([d.low - 1e-9 <= e.cost <= d.high + 1e-9 for d, e in pairs])
+    widths = np.array([d.high - d.low for d, _ in pairs])
+    assert covered >= 0.85 and np.median(widths) > 0, (covered, np.median(widths))
+
+
+def test_arguments_are_checked_before_the_strategy_is_read(tmp_path, tiny_strategy, monkeypatch, capsys):
+    """A hand number past the files, a history that is no decision, a bad hand: one line, before
+    any strategy is read (reading it is made to fail here)."""
+    import solver.arena.match as match_module
+    import solver.tables.strategy as strategy_module
+
+    write_phhs(tmp_path / "one.phhs", match_histories(None, str(tiny_strategy), "rule", 2, seed=1)[:1])
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the strategy was read")
+
+    monkeypatch.setattr(match_module, "load_player", refuse)
+    monkeypatch.setattr(strategy_module, "Strategy", refuse)
+    assert main(["review", str(tmp_path / "one.phhs"), "--strategy", str(tiny_strategy), "--hand", "5"]) == 2
+    assert "--hand 5: the files hold 1 hand(s)" in capsys.readouterr().err
+    assert main(["review", str(tmp_path / "one.phhs"), "--strategy", str(tiny_strategy), "--hero", "nobody"]) == 2
+    assert "no hand has a player of that name" in capsys.readouterr().err
+    assert main(["show", str(tiny_strategy), "--history", "ck/zz"]) == 2
+    assert "'z' is not possible" in capsys.readouterr().err
+    assert main(["show", str(tiny_strategy), "--history", "ck/", "--hand", "As2x"]) == 2
+    assert "'2x'" in capsys.readouterr().err

@@ -55,6 +55,7 @@ class Move:
     amount: float | None = None    # cbr: the total the bettor has put in this round, in big blinds
     line: int = 0
     text: str = ""
+    index: int = 0                 # its place among the hand's actions (from 1)
 
 
 @dataclass
@@ -69,6 +70,11 @@ class HandHistory:
 
     def where(self, line: int = 0) -> str:
         return f"{self.source} line {line}" if line else self.source
+
+    def at(self, move: "Move") -> str:
+        """Where a move is, by its place among the hand's actions (PokerKit writes them all on
+        one line): ``action 7 ('p1 cbr 4')``."""
+        return f"action {move.index} ({move.text!r})"
 
 
 # ---------------------------------------------------------------- writing
@@ -174,12 +180,15 @@ class HandWriter:
 def _action_lines(text: str, actions: list[str], start: int) -> list[int]:
     """The line of each action string, found in order from the text's offset ``start``."""
     lines, pos = [], start
+    counted, line = 0, 1   # (newlines counted up to ``counted``: each stretch of the text once)
     for action in actions:
         quoted = text.find(action, pos)
         if quoted < 0:
             lines.append(0)
             continue
-        lines.append(text.count("\n", 0, quoted) + 1)
+        line += text.count("\n", counted, quoted)
+        counted = quoted
+        lines.append(line)
         pos = quoted + len(action)
     return lines
 
@@ -250,7 +259,7 @@ def _moves(data: dict, text: str, start: int, deck: Deck, big: float, source: st
         raise PHHError(f"{source}: actions must be a list of strings")
     lines = _action_lines(text, actions, start)
     moves = []
-    for action, line in zip(actions, lines):
+    for index, (action, line) in enumerate(zip(actions, lines), 1):
         where = f"{source} line {line}" if line else source
         words = action.split("#")[0].split()
         if not words:
@@ -261,7 +270,7 @@ def _moves(data: dict, text: str, start: int, deck: Deck, big: float, source: st
             if len(words) != 4 or words[1] != HOLE or words[2] not in SEAT_OF:
                 raise PHHError(f"{where}: {action!r} is not a deal this game has (d dh p1|p2 CARDS)")
             moves.append(Move(SEAT_OF[words[2]], "dh", _parse_cards_field(words[3], deck, where), line=line,
-                              text=action))
+                              text=action, index=index))
             continue
         if words[0] not in SEAT_OF:
             raise PHHError(f"{where}: {action!r}: player {words[0]!r} is not p1 or p2")
@@ -269,19 +278,19 @@ def _moves(data: dict, text: str, start: int, deck: Deck, big: float, source: st
         verb = words[1] if len(words) > 1 else ""
         rest = words[2:]
         if verb in ("f", "cc") and not rest:
-            moves.append(Move(seat, verb, line=line, text=action))
+            moves.append(Move(seat, verb, line=line, text=action, index=index))
         elif verb == "cbr" and len(rest) == 1:
             try:
                 amount = float(rest[0]) / big
             except ValueError:
                 raise PHHError(f"{where}: {action!r}: the amount {rest[0]!r} is not a number") from None
-            moves.append(Move(seat, "cbr", amount=amount, line=line, text=action))
+            moves.append(Move(seat, "cbr", amount=amount, line=line, text=action, index=index))
         elif verb == "sd" and len(rest) <= 1:
             moves.append(Move(seat, "sd", _parse_cards_field(rest[0], deck, where) if rest else [], line=line,
-                              text=action))
+                              text=action, index=index))
         elif verb == "sm" and len(rest) <= 1:
             cards = [] if not rest or rest[0] == "-" else _parse_cards_field(rest[0], deck, where)
-            moves.append(Move(seat, "sm", cards, line=line, text=action))
+            moves.append(Move(seat, "sm", cards, line=line, text=action, index=index))
         else:
             raise PHHError(f"{where}: {action!r} is not an action of fixed-limit Badugi "
                            "(f, cc, cbr AMOUNT, sd [CARDS], sm [CARDS])")

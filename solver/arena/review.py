@@ -9,26 +9,37 @@ cards are not known to the player, so they are weighed by what the solution
 believes of them, given the public actions, the cards the player has seen and
 the solution's own strategy for the opponent.
 
-How (Monte Carlo, :func:`decision_values`): each sample deals the opponent a
-hand from the cards the player has not seen, replays the opponent's past
-actions and draws on it (the canonical discard, new cards from the unseen
-ones), weighs it by the solution's probability of every one of those actions,
-then plays the hand out from the decision once for each action the cost
-needs (the solution's mix there and the action taken; every legal action on
-request), with the same cards and random stream for each (common random
-numbers), the solution choosing every later action. Where the action taken is
-the solution's only one there, its cost is 0 and nothing is played out. A
-value is the weighted mean over samples; its standard error is reported. A player who plays the solution's
+How (Monte Carlo, :func:`review_seats`): the opponent's cards are a belief,
+kept through each hand for each reviewed seat by a particle filter (512
+hands): dealt from the cards the player has not seen, each action of the
+opponent weighing each hand by the solution's probability of it, each of his
+draws throwing a hand's canonical discard and dealing it new cards, a card the
+player sees later ruling out the hands that hold it, and the hands drawn again
+in proportion to their weights when the weight crowds onto a few. At a
+decision, 128 of them (in proportion to their weights) value each action the
+cost needs (the solution's mix there and the action taken; every legal action
+on request) with the same cards and random stream for each (common random
+numbers), the solution choosing every later action: in the last round's
+betting exactly (no card is left to come: every line of the betting left,
+weighed by the solution's mixes), before it by playing the hand out once.
+Where the action taken is the solution's only one there, its cost is 0 and
+nothing is sampled. A value is the mean over samples. A cost's 95% interval
+is its spread over the belief's hands (the samples of one hand vary together:
+a cluster-robust standard error, read with Student's t of the hands less
+one): where a few hands carry the belief (his actions make the rest
+unlikely), the interval is wide; a cost on fewer than 10
+effective hands is marked uncertain, and the worst decisions are ranked by
+the low end of the interval, not by noise. A player who plays the solution's
 mix loses nothing on average; the costs of a player's decisions add up, on
 average, to what the player loses against the solution (the
 performance-difference identity: the solution is the opponent, so the
 weighting is the true belief).
 
 What the review maps, always with a flag on the decision: a raise beyond the
-strategy's cap (played as a call), a fold when checking was free (played as a
-check), a draw that keeps a dead card (played as the smallest legal draw), and
-a discard other than the canonical one (valued as the canonical discard of the
-same count).
+strategy's cap (played as a call; the betting that answers it in the history is
+not reviewed), a fold when checking was free (played as a check). A draw that
+keeps a dead card or throws other cards than the canonical ones is valued as
+it was made: the hand played out with exactly those cards thrown.
 """
 
 from __future__ import annotations
@@ -47,7 +58,7 @@ from numba import njit
 
 from abstractions.cards import Deck, format_cards
 from abstractions.evaluator import value_shape
-from abstractions.random import below, stream_seed
+from abstractions.random import below, stream_seed, uniform
 from abstractions.transitions import draw_is_legal
 
 from ..cfr.walker import in_threads
@@ -61,6 +72,23 @@ DEFAULT_SAMPLES = 128
 # with a sampled hand weighs that hand by this much (a tremble) instead of ruling it out, so a
 # baseline that does what the solution never does still gets a belief.
 TREMBLE = 1e-6
+
+
+def _t975(df: np.ndarray) -> np.ndarray:
+    """Student's t, its 97.5% point for ``df`` degrees of freedom: exact to 3 decimals for 1 to 4,
+    the Cornish-Fisher expansion beyond (within 0.003 of the exact from 5 on)."""
+    z = 1.959963984540054
+    df = np.asarray(df, np.float64)
+    out = z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) \
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    small = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
+    return np.array([small.get(int(d), x) for d, x in zip(df, out)])
+
+
+# The 97.5% point for 0, 1, 2, ... degrees of freedom (a decision's interval).
+T_975 = np.concatenate([[np.inf], _t975(np.arange(1, 1024))])
+PARTICLES = 512          # opponent hands the belief keeps (each reviewed seat of each hand)
+FEW_SAMPLES = 10.0       # effective samples under which a cost is called uncertain
 
 
 @dataclass
@@ -80,13 +108,23 @@ class Decision:
     records: np.ndarray
     line: int = 0
     flags: list[str] = field(default_factory=list)
+    place: str = ""                # the action's place in its hand: "action 7 ('p1 cbr 4')"
+    thrown: list[int] | None = None  # a draw's cards thrown, where known
+    kept: int = -1                 # a draw that kept other cards than the canonical ones: the positions kept
     # Filled by the review:
     probabilities: list[float] | None = None
     values: list[float] | None = None   # big blinds, per action (nan where not legal or not played out)
-    stderr: float = 0.0                 # standard error of the cost, big blinds
+    taken_value: float = float("nan")   # big blinds, the action as it was taken (a draw: the cards it threw)
     cost: float = 0.0                   # big blinds lost against the solution's mix
+    low: float = 0.0                    # the cost's 95% interval (over the belief's hands), big blinds
+    high: float = 0.0
     samples: int = 0                    # opponent hands sampled (0: none, the action taken being the solution's only one)
     effective_samples: float | None = 0.0   # None where nothing was sampled
+
+    @property
+    def uncertain(self) -> bool:
+        """Whether the cost rests on too few effective samples to say much."""
+        return self.effective_samples is not None and self.effective_samples < FEW_SAMPLES
 
 
 @dataclass
@@ -184,10 +222,25 @@ class Replayer:
                     fail(move, f"{move.text!r} before {late} got the cards of the draw")
             rnd, phase = int(ipos[2]), int(ipos[3])
             actor, is_draw = simulator.acting_seat(rules.n_pos, rules.n_out, rules.seat, rnd, phase)
+            if is_draw and move.kind in ("f", "cc", "cbr") and off_tree_round == rnd:
+                # The betting went on past the cap (PokerKit allows a fifth bet before the draw):
+                # the raise beyond it was valued as a call, so the solution's tree is at the draw.
+                name = PHH_PLAYER[seat]
+                if move.kind == "f":
+                    c = float(fpos[1 + seat])
+                    ended = [0.0, 0.0]
+                    ended[seat], ended[1 - seat] = -c, c
+                    hand_flags.append(f"{name} folds to a bet beyond the cap ({history.at(move)}): the hand ends "
+                                      "there, the pot as the solution's tree has it")
+                else:
+                    hand_flags.append(f"{name}'s {move.text!r} answers a bet beyond the cap ({history.at(move)}): "
+                                      "not reviewed, the pot as the solution's tree has it")
+                continue
             if actor != seat:
                 fail(move, f"{PHH_PLAYER[seat]} acts out of turn ({PHH_PLAYER[int(actor)]} is to "
                            f"{'draw' if is_draw else 'act'})")
             flags: list[str] = []
+            kept_mask = -1
             hand_now = hands[seat]
             known = None if hand_now is None or None in hand_now else list(hand_now)
             if is_draw:
@@ -205,16 +258,19 @@ class Replayer:
                     arr = np.array(known, np.int64)
                     count, _ = value_shape(arr, hs, cfg.suits)
                     action = d
-                    if not draw_is_legal(count, hs, d):
-                        action = hs - count
-                        flags.append(f"keeps a dead card: drawing {d} is valued as drawing {action}, the "
-                                     "smallest draw the solution knows here")
-                    elif 0 < d < hs and None not in thrown:
-                        mask = simulator.canonical_mask(arr, d, cfg.suits)
-                        canonical = sorted(known[i] for i in range(hs) if not mask >> i & 1)
-                        if canonical != sorted(thrown):
-                            flags.append(f"throws {self.cards_text(thrown)}, not the canonical "
-                                         f"{self.cards_text(canonical)}: valued as the canonical draw of {d}")
+                    if None not in thrown and 0 < d < hs:
+                        positions = sum(1 << i for i, c in enumerate(known) if c not in thrown)
+                        if not draw_is_legal(count, hs, d):
+                            kept_mask = positions
+                            flags.append(f"keeps a dead card (throws {self.cards_text(thrown)}): valued as the "
+                                         "draw it was; the solution never keeps a card that does not play")
+                        else:
+                            mask = simulator.canonical_mask(arr, d, cfg.suits)
+                            canonical = sorted(known[i] for i in range(hs) if not mask >> i & 1)
+                            if canonical != sorted(thrown):
+                                kept_mask = positions
+                                flags.append(f"throws {self.cards_text(thrown)}, not the canonical "
+                                             f"{self.cards_text(canonical)}: valued as thrown")
                 else:
                     action = d
                 labels = [str(k) for k in range(hs + 1)]
@@ -226,7 +282,8 @@ class Replayer:
                     flags.append(flag)
                     off_tree_round = rnd
             decisions.append(Decision(index, seat, rnd, is_draw, action, labels, known, sorted(seen[seat]),
-                                      ipos.copy(), fpos.copy(), records.copy(), move.line, flags))
+                                      ipos.copy(), fpos.copy(), records.copy(), move.line, flags, history.at(move),
+                                      list(move.cards) if is_draw and None not in move.cards else None, kept_mask))
             if is_draw:
                 # The thrown cards leave the hand; the new ones come with the deal that follows.
                 if hand_now is not None:
@@ -293,15 +350,182 @@ class Replayer:
 # ---------------------------------------------------------------- values
 
 @njit(cache=True)
-def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples, seed,
-                  every, probs, values, spread, stats):
-    """The values of decision ``i`` (see the module's docstring); ``first``: its hand's first
-    decision. ``dec_int`` rows: node, first child, round, phase, seat, is_draw, action. Unless
-    ``every``, only the actions the cost needs are played out: those the solution's mix plays and
-    the one taken (the others' values stay NaN)."""
+def _card_mask(cards):
+    m = np.uint64(0)
+    for c in cards:
+        m |= np.uint64(1) << np.uint64(c)
+    return m
+
+
+@njit(cache=True)
+def _pick(state, avoid, preferred, fallback, n_cards):
+    """A card uniformly among those not in ``avoid`` and in ``preferred``, else among those in
+    ``fallback`` (masks); -1 if none."""
+    allowed = preferred & ~avoid
+    for _ in range(16):  # (most cards are allowed: a few tries find one, uniformly)
+        c = below(state, n_cards)
+        if (allowed >> np.uint64(c)) & np.uint64(1):
+            return c
+    for allowed in (preferred & ~avoid, fallback & ~avoid):
+        n = 0
+        for c in range(n_cards):
+            if (allowed >> np.uint64(c)) & np.uint64(1):
+                n += 1
+        if n == 0:
+            continue
+        k = below(state, n)
+        for c in range(n_cards):
+            if (allowed >> np.uint64(c)) & np.uint64(1):
+                if k == 0:
+                    return c
+                k -= 1
+    return -1
+
+
+@njit(cache=True)
+def _resample(state, weights, picks):
+    """Systematic resampling: ``len(picks)`` indices drawn in proportion to ``weights``."""
+    total = weights.sum()
+    n = len(picks)
+    u = uniform(state) / n
+    k = 0
+    acc = weights[0] / total
+    for j in range(n):
+        target = u + j / n
+        while acc < target and k < len(weights) - 1:
+            k += 1
+            acc += weights[k] / total
+        picks[j] = k
+
+
+@njit(cache=True)
+def _review_seat(player, game, lo, hi, hero, reviewed, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
+                 n_particles, seed, every, probs, values, bounds, stats):
+    """The decisions ``lo..hi-1`` of one hand (in order) reviewed for ``hero``'s seat: the ones
+    ``reviewed`` marks. The opponent's cards are a belief of ``n_particles`` hands (a particle
+    filter, sequential importance resampling): dealt from the cards the hero has not seen, each
+    opponent action weighing each hand by the solution's probability of it (a tremble at least),
+    each draw of his throwing a hand's canonical discard and dealing it new cards, a card the hero
+    sees later ruling out the hands that hold it; drawn again in proportion to their weights when
+    the weights crowd onto a few. At a reviewed decision, ``samples`` of them (in proportion to
+    their weights) value the actions its cost needs (see the module's docstring).
+
+    ``dec_int`` rows: node, first child, round, phase, seat, is_draw, action, and the hand
+    positions a draw kept (-1: the canonical discard of its count). ``values[i, width]``: the
+    value of the action as it was taken; ``bounds[i]``: the cost and its 95% interval; ``stats[i]``: the belief's total weight (-1: nothing sampled, the action taken
+    being the solution's only one), its effective number of hands, and of hands that never
+    trembled."""
     hs = game.hand_size
     n_cards = game.ranks * game.suits
-    hero = dec_int[i, 4]
+    opp = 1 - hero
+    everything = (np.uint64(1) << np.uint64(n_cards)) - np.uint64(1) if n_cards < 64 else ~np.uint64(0)
+    state = np.empty(1, np.uint64)
+    state[0] = stream_seed(seed, np.uint64(lo) * np.uint64(4) + np.uint64(hero))
+    hand = np.empty((n_particles, hs), np.int64)
+    used = np.zeros(n_particles, np.uint64)       # cards a hand holds or has thrown
+    thrown_mask = np.zeros(n_particles, np.uint64)
+    trembled = np.zeros(n_particles, np.bool_)
+    w = np.ones(n_particles)
+    new_hand = np.empty((n_particles, hs), np.int64)
+    new_used = np.zeros(n_particles, np.uint64)
+    new_thrown = np.zeros(n_particles, np.uint64)
+    new_trembled = np.zeros(n_particles, np.bool_)
+    picks = np.empty(n_particles, np.int64)
+    row = np.empty(max(hs + 1, probs.shape[1]), np.float64)
+    kept_buffer = np.empty(hs, np.int64)
+    thrown_buffer = np.empty(hs, np.int64)
+    seen = np.uint64(0)
+    held = np.uint64(0)
+    started = False
+    for i in range(lo, hi):
+        if dec_int[i, 4] == hero:
+            mask = np.uint64(0)
+            for c in range(n_cards):
+                if dec_seen[i, c]:
+                    mask |= np.uint64(1) << np.uint64(c)
+            if not started:
+                # The opponent's hands: dealt from the cards the hero has not seen.
+                for k in range(n_particles):
+                    hand_mask = np.uint64(0)
+                    for j in range(hs):
+                        c = _pick(state, mask | hand_mask, everything, np.uint64(0), n_cards)
+                        if c < 0:
+                            w[k] = 0.0
+                            c = 0
+                        hand[k, j] = c
+                        hand_mask |= np.uint64(1) << np.uint64(c)
+                    used[k] = hand_mask
+                started = True
+            else:
+                for k in range(n_particles):  # a card the hero now sees was never the opponent's
+                    if used[k] & (mask & ~seen):
+                        w[k] = 0.0
+            seen = mask
+            held = _card_mask(dec_hand[i])
+            if reviewed[i]:
+                _value_decision(player, game, i, hero, dec_int, dec_float, dec_records, dec_hand, samples, every,
+                                probs, values, bounds, stats, hand, used, thrown_mask, trembled, w, seen, seed,
+                                n_cards)
+            continue
+        if not started:
+            continue  # (the hero has not been dealt in the history yet)
+        # The opponent acts: each hand weighed by the solution's probability of the action.
+        a = dec_int[i, 6]
+        is_draw = dec_int[i, 5] == 1
+        for k in range(n_particles):
+            if w[k] == 0.0:
+                continue
+            n = simulator.action_probabilities(player, dec_int[i, 0], dec_int[i, 2], dec_int[i, 3], dec_float[i, 0],
+                                               dec_records[i], hand[k], game, row)
+            p_a = row[a] if a < n else 0.0
+            if p_a < TREMBLE:
+                p_a = TREMBLE  # an action the solution never takes with this hand: a tremble
+                trembled[k] = True
+            w[k] *= p_a
+            if is_draw and a > 0:
+                mask = simulator.canonical_mask(hand[k], a, game.suits)
+                if mask < 0:
+                    w[k] = 0.0  # keeping that many would keep a dead card: not a draw of the model
+                    continue
+                n_kept, n_thrown = simulator.split_kept(hand[k], mask, thrown_buffer, 0)
+                for j in range(n_thrown):
+                    thrown_mask[k] |= np.uint64(1) << np.uint64(thrown_buffer[j])
+                for j in range(n_kept, hs):
+                    # New cards from those nobody is known to hold or have thrown; in a small deck,
+                    # once those run out, from the hero's thrown ones (the stub remade from the muck).
+                    c = _pick(state, used[k], everything & ~seen, seen & ~held, n_cards)
+                    if c < 0:
+                        w[k] = 0.0
+                        break
+                    hand[k, j] = c
+                    used[k] |= np.uint64(1) << np.uint64(c)
+        total = w.sum()
+        if total <= 0.0:
+            continue
+        ess = total * total / (w * w).sum()
+        if ess < n_particles / 2:
+            _resample(state, w, picks)
+            for k in range(n_particles):
+                j = picks[k]
+                new_hand[k] = hand[j]
+                new_used[k] = used[j]
+                new_thrown[k] = thrown_mask[j]
+                new_trembled[k] = trembled[j]
+            hand[:] = new_hand
+            used[:] = new_used
+            thrown_mask[:] = new_thrown
+            trembled[:] = new_trembled
+            w[:] = total / n_particles
+
+
+@njit(cache=True)
+def _value_decision(player, game, i, hero, dec_int, dec_float, dec_records, dec_hand, samples, every, probs, values,
+                    bounds, stats, opp_hands, used, thrown_mask, trembled, w, seen, seed, n_cards):
+    """Decision ``i``'s values and cost from the belief (see :func:`_review_seat`), its samples
+    drawn from a stream of its own (the belief's goes on as if it had not been asked)."""
+    state = np.empty(1, np.uint64)
+    state[0] = stream_seed(seed ^ np.uint64(0x5A3D1E5), np.uint64(i))
+    hs = game.hand_size
     opp = 1 - hero
     node, rnd, phase = dec_int[i, 0], dec_int[i, 2], dec_int[i, 3]
     hero_hand = dec_hand[i].copy()
@@ -314,176 +538,179 @@ def _one_decision(player, game, i, first, dec_int, dec_float, dec_records, dec_h
         for a in range(n_act):
             legal[a] = draw_is_legal(count, hs, a)
     taken = dec_int[i, 6]
+    kept = dec_int[i, 7]
+    width = values.shape[1] - 1
     needed = legal.copy()
     if not every:
         n_needed = 0
         for a in range(n_act):
-            needed[a] = legal[a] and (probs[i, a] > 0.0 or a == taken)
+            needed[a] = legal[a] and (probs[i, a] > 0.0 or (a == taken and kept < 0))
             n_needed += needed[a]
-        if n_needed == 1 and needed[taken]:
+        if n_needed == 1 and needed[taken] and kept < 0:
             # The solution's only action, taken: it costs 0 whatever the values, and nothing is
             # sampled (no belief is needed); stats[i, 0] < 0 says so.
             stats[i, 0], stats[i, 1], stats[i, 2] = -1.0, 0.0, 1.0
-            for a in range(n_act):
+            for a in range(width + 1):
                 values[i, a] = np.nan
-            spread[i] = 0.0
+            bounds[i, 0], bounds[i, 1], bounds[i, 2] = 0.0, 0.0, 0.0
             return
-    # The opponent's cards come from the cards the player has not seen; in a small deck, once
-    # those run out, from the ones the player threw (the stub was remade from the muck).
-    pool = np.empty(n_cards, np.int64)
-    n_unseen = 0
-    for c in range(n_cards):
-        if dec_seen[i, c] == 0:
-            pool[n_unseen] = c
-            n_unseen += 1
-    n_pool = n_unseen
-    for c in range(n_cards):
-        if dec_seen[i, c] == 1:
-            held = False
-            for k in range(hs):
-                held = held or hero_hand[k] == c
-            if not held:
-                pool[n_pool] = c
-                n_pool += 1
-    work = np.empty(n_cards, np.int64)
-    opp_hand = np.empty(hs, np.int64)
+    total = w.sum()
+    stats[i, 0] = total
+    if total <= 0.0:
+        return
+    # The effective number of opponent hands: the particles holding one hand (resampling copies
+    # them) counted as one, their weights summed.
+    keys = np.empty(len(w), np.uint64)
+    for k in range(len(w)):
+        keys[k] = _card_mask(opp_hands[k])
+    by_key = np.argsort(keys)
+    square = 0.0
+    run = 0.0
+    for j in range(len(w)):
+        k = by_key[j]
+        if j > 0 and keys[k] != keys[by_key[j - 1]]:
+            square += run * run
+            run = 0.0
+        run += w[k]
+    square += run * run
+    stats[i, 1] = total * total / square
+    untrembled = 0.0
+    for k in range(len(w)):
+        if w[k] > 0.0 and not trembled[k]:
+            untrembled += w[k] / total
+    stats[i, 2] = untrembled
+    # The last round's betting: each action's value is worked out exactly from the two hands (no
+    # card to come; the solution's mixes weigh every line left), not played out once.
+    exact = rnd == game.draws and not is_draw
+    hero_mask = _card_mask(hero_hand)
+    picks = np.empty(samples, np.int64)
+    _resample(state, w, picks)
     cards = simulator.new_cards(n_cards, hs)
     hands, stub, muck, piles = cards.hands, cards.stub, cards.muck, cards.piles
-    thrown = np.empty(n_cards, np.int64)
     ipos = np.empty(4, np.int64)
     fpos = np.empty(3)
     records = np.empty(dec_records.shape[1], np.int64)
-    row = np.empty(max(hs + 1, probs.shape[1]), np.float64)
     payoff = np.empty(2)
     path = np.zeros(64, np.uint8)
     script = np.empty(1, np.int64)
     nothing = np.zeros(0, np.int64)
     players = (player, player)
     seat_player = np.zeros(2, np.int64)
-    state = np.empty(1, np.uint64)
-    total = np.zeros(n_act)
-    w_sum = 0.0
-    w_sq = 0.0
-    # Per sample: the weighted cost-relevant values, for the spread of the mean.
-    sample_values = np.empty((samples, n_act))
-    sample_w = np.zeros(samples)
+    sample_values = np.zeros((samples, width + 1))
     for p in range(samples):
-        state[0] = stream_seed(seed, np.uint64(i) * np.uint64(1 << 20) + np.uint64(p))
-        for k in range(n_pool):
-            work[k] = pool[k]
-        top = 0
-        w = 1.0 if n_pool >= hs else 0.0
-        for k in range(min(hs, n_pool)):
-            j = top + below(state, (n_unseen if top < n_unseen else n_pool) - top)
-            work[top], work[j] = work[j], work[top]
-            opp_hand[k] = work[top]
-            top += 1
-        n_thrown = 0
-        trembled = False
-        for j in range(first, i):
-            if w == 0.0:
-                break
-            if dec_int[j, 4] != opp:
-                continue
-            n = simulator.action_probabilities(player, dec_int[j, 0], dec_int[j, 2], dec_int[j, 3], dec_float[j, 0],
-                                               dec_records[j], opp_hand, game, row)
-            a = dec_int[j, 6]
-            p_a = row[a] if a < n else 0.0
-            if p_a < TREMBLE:
-                p_a = TREMBLE  # an action the solution never takes with this hand: a tremble
-                trembled = True
-            w *= p_a
-            if dec_int[j, 5] == 1 and a > 0:
-                mask = simulator.canonical_mask(opp_hand, a, game.suits)
-                if mask < 0:
-                    w = 0.0  # keeping that many would keep a dead card: not a draw of the model
-                    break
-                n_kept, n_thrown = simulator.split_kept(opp_hand, mask, thrown, n_thrown)
-                if n_pool - top < hs - n_kept:
-                    w = 0.0  # more cards drawn than this small deck has left for them
-                    break
-                for k in range(n_kept, hs):
-                    jj = top + below(state, (n_unseen if top < n_unseen else n_pool) - top)
-                    work[top], work[jj] = work[jj], work[top]
-                    opp_hand[k] = work[top]
-                    top += 1
-        if w == 0.0:
-            continue
-        # The stub: the unseen cards nobody holds, in a random order; the muck: the thrown ones.
-        n_stub = max(n_unseen - top, 0)
-        for k in range(n_stub):
-            stub[k] = work[top + k]
-        simulator.shuffle(stub, n_stub, state)
-        saved_stub = stub[:n_stub].copy()
+        k = picks[p]
+        # The stub: the cards nobody is known to hold or have thrown, in a random order; the muck:
+        # the thrown ones (the hero's and this hand's).
+        n_stub = 0
         n_muck = 0
-        for k in range(max(top, n_unseen), n_pool):
-            muck[n_muck] = work[k]
-            n_muck += 1
-        for k in range(n_thrown):
-            muck[n_muck] = thrown[k]
-            n_muck += 1
+        for c in range(n_cards):
+            bit = np.uint64(1) << np.uint64(c)
+            if not (seen & bit) and not (used[k] & bit):
+                stub[n_stub] = c
+                n_stub += 1
+            elif ((seen & bit) and not (hero_mask & bit)) or (thrown_mask[k] & bit):
+                muck[n_muck] = c
+                n_muck += 1
+        # (Only the cards the rest of the hand can deal need a random order: the first ones.)
+        for j in range(min(n_stub, 2 * hs * (game.draws - rnd + 1))):
+            jj = j + below(state, n_stub - j)
+            stub[j], stub[jj] = stub[jj], stub[j]
+        saved_stub = stub[:n_stub].copy()
         saved_muck = muck[:n_muck].copy()
         stream = state[0]
-        for a in range(n_act):
-            sample_values[p, a] = 0.0
-            if not needed[a]:
+        for a in range(width + 1):
+            # (a < n_act: an action as the solution plays it; a == width: the one taken, as taken)
+            if a < width and not (a < n_act and needed[a]):
                 continue
-            for k in range(hs):
-                hands[hero, k] = hero_hand[k]
-                hands[opp, k] = opp_hand[k]
+            if a == width and kept < 0:
+                sample_values[p, width] = sample_values[p, taken] if needed[taken] else np.nan
+                continue
+            for j in range(hs):
+                hands[hero, j] = hero_hand[j]
+                hands[opp, j] = opp_hands[k, j]
+            for j in range(4):
+                ipos[j] = dec_int[i, j]
+            for j in range(3):
+                fpos[j] = dec_float[i, j]
+            records[:] = dec_records[i]
+            action = taken if a == width else a
+            if exact:
+                end = simulator.advance(ipos, fpos, records, action, game, player)
+                if end == simulator.FOLDED:
+                    sample_values[p, a] = -(fpos[1] if hero == 0 else fpos[2])
+                elif end == simulator.SHOWDOWN_REACHED:
+                    v_hero = simulator.hand_value(hands[hero], game.suits, game.ranks, game.code_to_value)
+                    v_opp = simulator.hand_value(hands[opp], game.suits, game.ranks, game.code_to_value)
+                    sample_values[p, a] = fpos[1] if v_hero < v_opp else (-fpos[1] if v_hero > v_opp else 0.0)
+                else:
+                    sample_values[p, a] = simulator.betting_value(ipos, fpos, records, hands, player, game, hero)
+                continue
             stub[:n_stub] = saved_stub
             muck[:n_muck] = saved_muck
             piles[0], piles[1], piles[2] = 0, n_stub, n_muck
-            for k in range(4):
-                ipos[k] = dec_int[i, k]
-            for k in range(3):
-                fpos[k] = dec_float[i, k]
-            records[:] = dec_records[i]
-            script[0] = a
+            script[0] = simulator.KEPT_CARDS + kept if (a == width and kept >= 0) else action
             state[0] = stream
             simulator.play_on(ipos, fpos, records, cards, players, seat_player, state, game, payoff, path, 0, script,
                               nothing)
             sample_values[p, a] = payoff[hero]
-            total[a] += w * payoff[hero]
-        sample_w[p] = w
-        w_sum += w
-        w_sq += w * w
-        if not trembled:
-            stats[i, 2] += 1
-    stats[i, 0] = w_sum
-    stats[i, 1] = w_sum * w_sum / w_sq if w_sq > 0 else 0.0
-    if w_sum <= 0.0:
-        return
+        # (The stream goes on from where it stood before the play-outs: the same whichever actions
+        # were played out, so asking for every action changes no other figure.)
+        state[0] = stream
+        uniform(state)
+    for a in range(width + 1):
+        if (a < n_act and needed[a]) or a == width:
+            acc = 0.0
+            for p in range(samples):
+                acc += sample_values[p, a]
+            values[i, a] = acc / samples
+        else:
+            values[i, a] = np.nan
+    cost = -values[i, width]
+    per_sample = -sample_values[:, width].copy()
     for a in range(n_act):
-        values[i, a] = total[a] / w_sum if needed[a] else np.nan
-    # The spread of each sample's cost of the action taken (ratio estimator's linearisation).
-    mean_cost = 0.0
-    for a in range(n_act):
-        if needed[a]:
-            mean_cost += probs[i, a] * values[i, a]
-    mean_cost -= values[i, taken]
-    acc = 0.0
+        if needed[a] and probs[i, a] > 0.0:
+            cost += probs[i, a] * values[i, a]
+            for p in range(samples):
+                per_sample[p] += probs[i, a] * sample_values[p, a]
+    bounds[i, 0] = cost
+    # The interval: the samples of one opponent hand (a belief hand drawn more than once) vary
+    # together, so the spread is taken over hands (a cluster-robust standard error) and read with
+    # Student's t of their number less one: a belief resting on a few hands gets a wide interval,
+    # on one hand none at all.
+    keys_of = np.empty(samples, np.uint64)
     for p in range(samples):
-        if sample_w[p] == 0.0:
-            continue
-        c = -sample_values[p, taken]
-        for a in range(n_act):
-            if needed[a]:
-                c += probs[i, a] * sample_values[p, a]
-        acc += (sample_w[p] * (c - mean_cost)) ** 2
-    spread[i] = math.sqrt(acc) / w_sum
+        keys_of[p] = keys[picks[p]]
+    order = np.argsort(keys_of)
+    n_groups = 0
+    square = 0.0
+    run = 0.0
+    run_n = 0
+    for j in range(samples + 1):
+        if j == samples or (j > 0 and keys_of[order[j]] != keys_of[order[j - 1]]):
+            square += (run - run_n * cost) ** 2
+            n_groups += 1
+            run = 0.0
+            run_n = 0
+        if j < samples:
+            run += per_sample[order[j]]
+            run_n += 1
+    if n_groups < 2:
+        bounds[i, 1], bounds[i, 2] = -np.inf, np.inf
+        return
+    half = T_975[min(n_groups - 1, len(T_975) - 1)] * np.sqrt(square * n_groups / (n_groups - 1)) / samples
+    bounds[i, 1] = cost - half
+    bounds[i, 2] = cost + half
 
 
 @njit(cache=True, nogil=True)
-def decision_values(player, game, todo, hand_first, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
-                    seed, every, probs, values, spread, stats):
-    """The solution's probabilities and action values (chips, for the deciding seat) of every
-    decision ``todo[k]``, independent of each other: one stream per decision and sample (threads
-    may share the decisions out: the kernel lets go of the GIL)."""
-    for k in range(len(todo)):
-        i = todo[k]
-        _one_decision(player, game, i, hand_first[i], dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
-                      seed, every, probs, values, spread, stats)
+def review_seats(player, game, tasks, reviewed, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
+                 n_particles, seed, every, probs, values, bounds, stats):
+    """:func:`_review_seat` of each task (``tasks`` rows: first decision, one past the last, seat),
+    independent of each other: one stream per hand and seat (threads may share the tasks out: the
+    kernel lets go of the GIL)."""
+    for t in range(len(tasks)):
+        _review_seat(player, game, tasks[t, 0], tasks[t, 1], tasks[t, 2], reviewed, dec_int, dec_float, dec_records,
+                     dec_hand, dec_seen, samples, n_particles, seed, every, probs, values, bounds, stats)
 
 
 # ---------------------------------------------------------------- the review
@@ -498,6 +725,7 @@ class Review:
     seats: str                       # which decisions were reviewed: "both", or a player's name
     samples: int
     seconds: float
+    first_hand: int = 1              # the number of the first hand (hands count from 1 across the files)
 
     @property
     def decisions(self) -> list[Decision]:
@@ -544,7 +772,10 @@ class Review:
         return out
 
     def worst(self, n: int = 5) -> list[Decision]:
-        return sorted(self.decisions, key=lambda d: -d.cost)[:n]
+        """The decisions known to cost most: ranked by the low end of their cost's 95% interval
+        (a cost that rests on a few samples is not ranked by its noise), those above zero."""
+        known = [d for d in self.decisions if d.low > 0]
+        return sorted(known, key=lambda d: (-d.low, -d.cost))[:n]
 
 
 def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, seats: str = "both",
@@ -555,6 +786,9 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
     solution's only one), or with ``every_action`` every legal action."""
     if samples < 1:
         raise ValueError("--samples must be at least 1")
+    if game.config.ranks * game.config.suits > 63:
+        raise ValueError("a review's beliefs hold a deck of at most 63 cards")
+    seats_reviewed = seats
     start = time.perf_counter()
     replayer = Replayer(game)
     hands = [replayer.replay(h, i) for i, h in enumerate(histories)]
@@ -563,43 +797,47 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
     hs, n_cards = cfg.hand_size, cfg.ranks * cfg.suits
     n = len(decisions)
     width = max(hs + 1, int(game.rules.n_actions.max()))
-    dec_int = np.zeros((n, 7), np.int64)
+    dec_int = np.zeros((n, 8), np.int64)
     dec_float = np.zeros((n, 3))
     dec_records = np.zeros((n, max(cfg.draws, 1)), np.int64)
     dec_hand = np.zeros((n, hs), np.int64)
     dec_seen = np.zeros((n, n_cards), np.uint8)
-    hand_first = np.zeros(n, np.int64)
     todo = []
+    tasks = []
     k = 0
     for h in hands:
         first = k
+        seats = set()
         for d in h.decisions:
-            dec_int[k] = (*d.ipos, d.seat, int(d.is_draw), d.action)
+            dec_int[k] = (*d.ipos, d.seat, int(d.is_draw), d.action, d.kept)
             dec_float[k] = d.fpos
             dec_records[k] = d.records
-            hand_first[k] = first
             if d.cards is not None:
                 dec_hand[k] = d.cards
                 dec_seen[k, d.seen] = 1
-                if _reviewed(seats, h.history, d.seat):
+                if _reviewed(seats_reviewed, h.history, d.seat):
                     todo.append(k)
-            elif _reviewed(seats, h.history, d.seat) and seats != "both":
+                    seats.add(d.seat)
+            elif _reviewed(seats_reviewed, h.history, d.seat) and seats_reviewed != "both":
                 note = f"{h.history.players[d.seat]}'s cards are not in the history here: not reviewed"
                 if note not in h.flags:
                     h.flags.append(note)
             k += 1
+        tasks += [(first, k, seat) for seat in sorted(seats)]
     probs = np.zeros((n, width))
-    values = np.full((n, width), np.nan)
-    spread = np.zeros(n)
+    values = np.full((n, width + 1), np.nan)
+    bounds = np.zeros((n, 3))
     stats = np.zeros((n, 3))
     if todo:
         arrays = game.player_arrays(player)
-        todo_arr = np.array(todo, np.int64)
-        threads = max(1, min(numba.get_num_threads(), len(todo)))
+        reviewed = np.zeros(n, np.bool_)
+        reviewed[todo] = True
+        task_arr = np.array(tasks, np.int64)
+        threads = max(1, min(numba.get_num_threads(), len(tasks)))
 
         def work(t):
-            decision_values(arrays, game.rules, todo_arr[t::threads], hand_first, dec_int, dec_float, dec_records,
-                            dec_hand, dec_seen, samples, seed, every_action, probs, values, spread, stats)
+            review_seats(arrays, game.rules, task_arr[t::threads], reviewed, dec_int, dec_float, dec_records,
+                         dec_hand, dec_seen, samples, PARTICLES, seed, every_action, probs, values, bounds, stats)
 
         in_threads(threads, work)
     big = cfg.big_blind
@@ -615,16 +853,18 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
         if stats[k, 0] == 0:
             d.flags.append("no opponent hand fits the cards seen here: no value")
             d.values = [float("nan")] * n_act
-            d.cost = 0.0
+            d.cost, d.low, d.high = 0.0, -math.inf, math.inf
             continue
         if stats[k, 2] == 0:
             d.flags.append("the opponent's actions are ones the solution never takes with any hand sampled: its "
                            "hands are weighed as if it trembled")
-        v = values[k, :n_act] / big
-        d.values = v.tolist()
-        d.cost = float(np.nansum(probs[k, :n_act] * np.nan_to_num(v))) - float(v[d.action])
-        d.stderr = float(spread[k]) / big
-    return Review(player.name, cfg.describe(), hands, seats, samples, time.perf_counter() - start)
+        d.values = (values[k, :n_act] / big).tolist()
+        d.taken_value = float(values[k, width] / big)
+        d.cost, d.low, d.high = (float(x) / big for x in bounds[k])
+        if d.uncertain:
+            d.flags.append(f"uncertain: {d.effective_samples:.1f} effective samples of the opponent's hand (the rest "
+                           "weigh little given his actions)")
+    return Review(player.name, cfg.describe(), hands, seats_reviewed, samples, time.perf_counter() - start)
 
 
 def _reviewed(seats: str, history: HandHistory, seat: int) -> bool:
@@ -653,8 +893,23 @@ def _action_name(d: Decision, a: int) -> str:
     return {"f": "fold", "k": "check", "c": "call", "b": "bet", "r": "raise"}[d.labels[a]]
 
 
+def _taken_name(d: Decision, deck: Deck) -> str:
+    """The action as it was taken: a draw that threw other cards than the canonical ones names them."""
+    name = _action_name(d, d.action)
+    return f"{name} ({format_cards(d.thrown, deck)})" if d.kept >= 0 and d.thrown else name
+
+
 def _mix_text(d: Decision) -> str:
     return " ".join(f"{_action_name(d, a)} {p:.0%}" for a, p in enumerate(d.probabilities) if p >= 0.005)
+
+
+def _interval(d: Decision) -> str:
+    """The cost's 95% interval, ``[low, high]`` (``[?]`` where nothing is known)."""
+    if d.effective_samples is None:
+        return "exact"
+    if not (math.isfinite(d.low) and math.isfinite(d.high)):
+        return "[?]"
+    return f"[{_bb(d.low)}, {_bb(d.high)}]"
 
 
 def decision_rows(review: Review, deck: Deck) -> list[dict]:
@@ -663,15 +918,17 @@ def decision_rows(review: Review, deck: Deck) -> list[dict]:
         for d in h.decisions:
             if d.probabilities is None:
                 continue
-            rows.append({"hand": h_i + 1, "source": h.history.source, "line": d.line,
+            rows.append({"hand": review.first_hand + h_i, "source": h.history.source, "place": d.place, "line": d.line,
                          "player": h.history.players[d.seat], "seat": "button" if d.seat == BUTTON else "big blind",
                          "round": ROUND_NAMES[d.round] if d.round < len(ROUND_NAMES) else f"round {d.round}",
                          "kind": "draw" if d.is_draw else "betting", "cards": format_cards(d.cards, deck),
-                         "action": _action_name(d, d.action),
+                         "action": _taken_name(d, deck),
                          "solution": {_action_name(d, a): round(p, 4) for a, p in enumerate(d.probabilities)},
                          "values_bb": {_action_name(d, a): (None if math.isnan(v) else round(v, 4))
                                        for a, v in enumerate(d.values)},
-                         "cost_bb": round(d.cost, 4), "stderr_bb": round(d.stderr, 4),
+                         "taken_value_bb": None if math.isnan(d.taken_value) else round(d.taken_value, 4),
+                         "cost_bb": round(d.cost, 4),
+                         "cost_low_bb": _json_number(d.low), "cost_high_bb": _json_number(d.high),
                          "effective_samples": None if d.effective_samples is None else round(d.effective_samples, 1),
                          "flags": list(d.flags)})
     return rows
@@ -700,8 +957,8 @@ def to_json(review: Review, deck: Deck) -> str:
 def to_csv(review: Review, deck: Deck) -> str:
     out = io.StringIO()
     rows = decision_rows(review, deck)
-    names = ["hand", "source", "line", "player", "seat", "round", "kind", "cards", "action", "solution",
-             "values_bb", "cost_bb", "stderr_bb", "effective_samples", "flags"]
+    names = ["hand", "source", "place", "line", "player", "seat", "round", "kind", "cards", "action", "solution",
+             "values_bb", "taken_value_bb", "cost_bb", "cost_low_bb", "cost_high_bb", "effective_samples", "flags"]
     w = csv.DictWriter(out, names)
     w.writeheader()
     for r in rows:
@@ -717,7 +974,8 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
     lines = [f"review of {len(review.hands):,} hand(s) against {review.strategy} ({review.game}); "
              f"{review.samples} samples a decision, {review.seconds:.1f} s",
              "cost: big blinds lost against the solution's mix there (its value of its mix minus its value of "
-             "the action taken)"]
+             "the action taken), with its 95% interval; ? marks a cost resting on under "
+             f"{FEW_SAMPLES:.0f} effective samples"]
     if per_hand:
         for h_i, h in enumerate(review.hands):
             reviewed = [d for d in h.decisions if d.probabilities is not None]
@@ -726,13 +984,15 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
             holes = " / ".join(f"{h.history.players[s]} ({'button' if s == BUTTON else 'big blind'}) "
                                f"{format_cards(h.holes[s], deck) if h.holes[s] else '????'}" for s in (BUTTON, BIG_BLIND))
             lines.append("")
-            lines.append(f"{h.history.source}: {holes}")
-            lines.append(f"  {'player':<16} {'round':<19} {'cards':<10} {'action':<8} {'cost bb':>8}  solution")
+            lines.append(f"hand {review.first_hand + h_i} ({h.history.source}): {holes}")
+            lines.append(f"  {'player':<16} {'round':<19} {'cards':<10} {'action':<16} {'cost bb':>8} "
+                         f"{'95% interval':<17} solution")
             for d in reviewed:
                 name = _short(h.history.players[d.seat], 16)
                 rnd = ROUND_NAMES[d.round] if d.round < len(ROUND_NAMES) else f"round {d.round}"
+                mark = "?" if d.uncertain else " "
                 lines.append(f"  {name:<16} {rnd:<19} {format_cards(d.cards, deck):<10} "
-                             f"{_action_name(d, d.action):<8} {_bb(d.cost):>8}  {_mix_text(d)}")
+                             f"{_taken_name(d, deck):<16} {_bb(d.cost):>8}{mark}{_interval(d):<17} {_mix_text(d)}")
                 for f in d.flags:
                     lines.append(f"  {'':<16} ! {f}")
             for f in h.flags:
@@ -750,14 +1010,17 @@ def to_text(review: Review, deck: Deck, per_hand: bool = True) -> str:
         lines.append(f"  {_short(name, 16):<16} {t['hands']:>6,} {t['decisions']:>9,} {_bb(t['cost']):>9} "
                      f"{_bb(t['betting']):>9} {_bb(t['draws']):>9} {_bb(t['per_hand']):>9} "
                      f"{'-' if math.isinf(ci) else _bb(ci):>7}")
-    worst = [d for d in review.worst(5) if d.cost > 0]
+    worst = review.worst(5)
     if worst:
-        lines.append("worst decisions:")
+        lines.append("worst decisions (ranked by the low end of their cost's 95% interval):")
         for d in worst:
-            lines.append(f"  {_bb(d.cost):>7} bb  {review.hands[d.hand].history.where(d.line)}: {review.player_of(d)} "
-                         f"{_action_name(d, d.action)} with {format_cards(d.cards, deck)} "
+            lines.append(f"  {_bb(d.cost):>7} bb {_interval(d)}  hand {review.first_hand + d.hand}, {d.place}: "
+                         f"{review.player_of(d)} "
+                         f"{_taken_name(d, deck)} with {format_cards(d.cards, deck)} "
                          f"({ROUND_NAMES[d.round] if d.round < len(ROUND_NAMES) else d.round}); "
                          f"the solution: {_mix_text(d)}")
+    elif review.decisions:
+        lines.append("worst decisions: none costs more than zero at the low end of its 95% interval")
     flagged = sum(bool(d.flags) for d in review.decisions)
     if flagged:
         lines.append(f"{flagged} decision(s) flagged (see '!' in the hands)")

@@ -245,12 +245,13 @@ def split_kept(hand, mask, thrown, n_thrown):
 
 
 @njit(cache=True, inline="always")
-def _draw(hand, d, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards):
-    """Replace ``d`` cards of ``hand`` in place, the canonical discard (the lowest cards of the
-    hand's value kept); the cards thrown are ``discards[:d]``, the new ones ``hand[hand_size - d:]``.
-    Returns (stub position, stub size, muck size)."""
+def _draw(hand, d, kept, suits, stub, stub_pos, n_stub, muck, n_muck, state, discards):
+    """Replace ``d`` cards of ``hand`` in place: those outside the positions ``kept`` (a mask), or
+    with ``kept`` -1 the canonical discard (the lowest cards of the hand's value kept); the cards
+    thrown are ``discards[:d]``, the new ones ``hand[hand_size - d:]``. Returns (stub position,
+    stub size, muck size)."""
     hand_size = len(hand)
-    n_kept, n_discards = split_kept(hand, canonical_mask(hand, d, suits), discards, 0)
+    n_kept, n_discards = split_kept(hand, canonical_mask(hand, d, suits) if kept < 0 else kept, discards, 0)
     for i in range(n_kept, hand_size):
         if stub_pos == n_stub:
             # The stub is out: the muck becomes a new stub.
@@ -298,6 +299,9 @@ def new_cards(n_cards, hand_size):
 # blind's contributions), ``records`` = the earlier rounds' records, latest first. Positions
 # start at :func:`start_position` and move by :func:`advance` (:func:`_advance` on scalars).
 GOES_ON, FOLDED, SHOWDOWN_REACHED = 0, 1, 2
+# A script's draw that keeps given cards: KEPT_CARDS plus the mask of the hand positions kept
+# (:func:`play_on`; a review values the discard a player actually made).
+KEPT_CARDS = 1 << 10
 
 
 @njit(cache=True, inline="always")
@@ -330,13 +334,62 @@ def advance(ipos, fpos, records, a, game, player):
                    game, np.zeros(2), np.zeros(1, np.uint8), 0, script, nothing)[1]
 
 
+@njit(cache=True)
+def betting_value(ipos, fpos, records, hands, player, game, seat):
+    """``seat``'s expected chips from a betting position of the last round to the hand's end, both
+    seats' cards ``hands`` known and ``player``'s strategy playing both: every line of the betting
+    left, each weighed by the strategy's probabilities (no card is dealt any more, so this is
+    the exact value a rollout samples)."""
+    n_records = len(records)
+    stack_ipos = np.empty((64, 4), np.int64)
+    stack_fpos = np.empty((64, 3))
+    stack_records = np.empty((64, n_records), np.int64)
+    stack_prob = np.empty(64)
+    out = np.empty(8)
+    stack_ipos[0] = ipos
+    stack_fpos[0] = fpos
+    stack_records[0] = records
+    stack_prob[0] = 1.0
+    top = 1
+    total = 0.0
+    suits, ranks, code_to_value = game.suits, game.ranks, game.code_to_value
+    v0 = hand_value(hands[0], suits, ranks, code_to_value)
+    v1 = hand_value(hands[1], suits, ranks, code_to_value)
+    while top > 0:
+        top -= 1
+        here_i, here_f, here_r, prob = stack_ipos[top].copy(), stack_fpos[top].copy(), stack_records[top].copy(), \
+            stack_prob[top]
+        rnd, phase = here_i[2], here_i[3]
+        s = game.seat[rnd, phase]
+        n = action_probabilities(player, here_i[0], rnd, phase, here_f[0], here_r, hands[s], game, out)
+        for a in range(n):
+            if out[a] <= 0.0:
+                continue
+            i2, f2, r2 = here_i.copy(), here_f.copy(), here_r.copy()
+            end = advance(i2, f2, r2, a, game, player)
+            if end == FOLDED:
+                c = f2[1] if s == 0 else f2[2]
+                total += prob * out[a] * (-c if s == seat else c)
+            elif end == SHOWDOWN_REACHED:
+                won = f2[1] if v0 < v1 else (-f2[1] if v0 > v1 else 0.0)
+                total += prob * out[a] * (won if seat == 0 else -won)
+            else:
+                stack_ipos[top] = i2
+                stack_fpos[top] = f2
+                stack_records[top] = r2
+                stack_prob[top] = prob * out[a]
+                top += 1
+    return total
+
+
 @njit(cache=True, inline="always")
 def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payoff, path, n_path, script, log):
     """Play a hand on from a position to its end with the :data:`Cards` ``cards``: ``hands`` by
     seat (0 button, 1 big blind), the stub ``stub[piles[0]:piles[1]]`` and the muck
     ``muck[:piles[2]]``; ``seat_player[s]`` is
     the index in ``players`` of the player in seat ``s``. The first ``len(script)`` decisions take
-    the script's actions (action indexes, draw counts); the players choose the rest.
+    the script's actions (action indexes, draw counts, or :data:`KEPT_CARDS` plus the mask of the
+    cards a draw keeps); the players choose the rest.
 
     Fills ``payoff`` (chips won by seat) and ``path[n_path:]`` (the labels of the actions taken,
     as character codes); with a non-empty ``log``, each draw appends (seat, count, the cards
@@ -364,9 +417,15 @@ def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payof
     pot, c0, c1 = fpos[0], fpos[1], fpos[2]
     while True:
         s, is_draw = acting_seat(n_pos_of, n_out_of, seats, rnd, phase)
+        kept = -1
         if n_script < len(script):
             a = script[n_script]
             n_script += 1
+            if a >= KEPT_CARDS:  # a draw that keeps the cards at these positions (a review's actual discard)
+                kept = a - KEPT_CARDS
+                a = hand_size
+                for i in range(hand_size):
+                    a -= kept >> i & 1
         elif codes[s] == STRATEGY:
             a = choose_action(players[seat_player[s]], node, rnd, phase, pot, records, hands[s], game, state)
         else:
@@ -375,7 +434,7 @@ def play_on(ipos, fpos, records, cards, players, seat_player, state, game, payof
         path[n_path] = 48 + a if is_draw else labels[rnd, phase, a]
         n_path += 1
         if is_draw and a > 0 and not positions_only:
-            stub_pos, n_stub, n_muck = _draw(hands[s], a, suits, stub, stub_pos, n_stub, muck, n_muck,
+            stub_pos, n_stub, n_muck = _draw(hands[s], a, kept, suits, stub, stub_pos, n_stub, muck, n_muck,
                                              state, discards)
             if len(log) > 0:
                 n = log[0]

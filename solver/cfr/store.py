@@ -121,7 +121,7 @@ def _ones(packed, lo, hi, table):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_starts(keep, widths, actions, table, out):
     """``out[j]``: where slot ``j``'s counts start among a chunk's (``out[-1]``: all of them), its
     rows' keep bits packed in ``keep`` one after another; a kept row has its slot's actions less
@@ -278,6 +278,15 @@ class SlotTable:
         r = min(r, len(self.row_width) - 1)
         return int(self.row_base[r] + (slot - self.slot_base[r]) * self.row_width[r])
 
+    def widths_and_actions(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        """Slots ``lo..hi-1``'s row widths and actions (int64): what decoding a chunk needs."""
+        if not self.by_rule:
+            return (self.row_width[self.slot_round[lo:hi].astype(np.int64)],
+                    self.slot_actions[lo:hi].astype(np.int64))
+        widths, actions = np.empty(hi - lo, np.int64), np.empty(hi - lo, np.int64)
+        _widths_and_actions(self.slot_base, self.n_phases, self.row_width, self.phase_actions, lo, widths, actions)
+        return widths, actions
+
     def key_index(self) -> KeyIndex:
         return KeyIndex(self.slot_base, self.n_phases, self.phase_kind, self.phase_actions, self.row_base,
                         self.row_width, self.key_base, self.key_words, self.key_rank, self.key_first)
@@ -287,6 +296,17 @@ class SlotTable:
         lo, hi = int(self.key_base[rnd]), int(self.key_base[rnd + 1])
         bits = np.unpackbits(self.key_words.astype("<u8").view(np.uint8), bitorder="little")[lo:hi]
         return np.flatnonzero(bits).astype(np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _widths_and_actions(slot_base, n_phases, row_width, phase_actions, lo, widths, actions):
+    r = 0
+    for j in range(len(widths)):
+        s = lo + j
+        while s >= slot_base[r + 1]:
+            r += 1
+        widths[j] = row_width[r]
+        actions[j] = phase_actions[r, (s - slot_base[r]) % n_phases[r]]
 
 
 def _word_counts(words: np.ndarray) -> np.ndarray:
@@ -698,18 +718,21 @@ class CompactStore:
         path = self.paths[self.chunk_blobs[k].part - 1] if 1 <= self.chunk_blobs[k].part <= len(self.paths) else None
         raw = self.read_blob(self.chunk_blobs[k], f"chunk {k + 1}")
         lo, hi = int(self.chunk_slot[k]), int(self.chunk_slot[k + 1])
-        arrays = self.table.slots(lo, hi)
-        n_rows = int(arrays.row[-1])
-        keep_bytes = (n_rows + 7) // 8
+        widths, actions = self.table.widths_and_actions(lo, hi)
+        rows = np.zeros(hi - lo + 1, np.int64)
+        np.cumsum(widths, out=rows[1:])
+        keep_bytes = (int(rows[-1]) + 7) // 8
         if len(raw) != self.chunk_raw[k] or len(raw) < keep_bytes or (len(raw) - keep_bytes) % self.count_type.itemsize:
             raise CheckpointError(f"{path} is damaged: chunk {k + 1} is not the size its index names")
         keep = np.frombuffer(raw, np.uint8, keep_bytes)
-        counts = np.frombuffer(raw, self.count_type, offset=keep_bytes).astype(COUNT_TYPES[self.bits])
+        counts = np.frombuffer(raw, self.count_type, offset=keep_bytes)
+        if self.count_type != np.dtype(COUNT_TYPES[self.bits]):
+            counts = counts.astype(COUNT_TYPES[self.bits])
         starts = np.empty(hi - lo + 1, np.int64)
-        count_starts(keep, np.diff(arrays.row), arrays.actions.astype(np.int64), POPCOUNT, starts)
+        count_starts(keep, widths, actions, POPCOUNT, starts)
         if starts[-1] != len(counts):
             raise CheckpointError(f"{path} is damaged: chunk {k + 1}'s counts do not match its kept rows")
-        return Chunk(lo, hi, keep, counts, starts, arrays.row)
+        return Chunk(lo, hi, keep, counts, starts, rows)
 
     def probabilities(self, lo: int, hi: int, out: np.ndarray | None = None) -> np.ndarray:
         """The probabilities of stored slots ``lo..hi-1`` (float32, their entries one after
