@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from abstractions.cards import Deck, format_cards, parse_cards
-from abstractions.evaluator import value_shape
+from abstractions.evaluator import get_evaluator, value_shape
 from abstractions.transitions import draw_is_legal
 
 from . import simulator
@@ -55,7 +55,10 @@ class Table:
         cfg = self.game.config
         self.deck = Deck(cfg.ranks, cfg.suits)
         self.rng = np.random.default_rng(self.seed)
-        self.arrays = self.game.player_arrays(self.player)
+        # A stored strategy is asked a spot at a time (its chunks read as they are needed); any
+        # other through the simulator's arrays.
+        self.arrays = None if self.player.store is not None else self.game.player_arrays(self.player)
+        self.evaluator = get_evaluator(cfg.ranks, cfg.suits, cfg.hand_size)
         rules = self.game.rules
         self.labels = [[[chr(x) for x in rules.label[r, p] if x] for p in range(rules.label.shape[1])]
                        for r in range(rules.label.shape[0])]
@@ -79,10 +82,20 @@ class Table:
         return ", ".join(f"{n} {p:.0%}" for n, p in zip(names, probs) if p >= 0.005)
 
     def policy(self, ipos, fpos, records, hand) -> np.ndarray:
+        """The solution's mix for ``hand`` at the position (what the simulator's players read)."""
+        if self.arrays is None:
+            return stored_policy(self.player.store, int(ipos[2]), int(ipos[3]), float(fpos[0]), records,
+                                 self.hand_class(hand))
         out = np.zeros(max(self.game.config.hand_size + 1, int(self.game.rules.n_actions.max())))
         n = simulator.action_probabilities(self.arrays, int(ipos[0]), int(ipos[2]), int(ipos[3]), float(fpos[0]),
                                            records, np.array(hand, np.int64), self.game.rules, out)
         return out[:n]
+
+    def hand_class(self, hand) -> int:
+        return int(self.evaluator.evaluate(np.array(hand, np.int64)))
+
+    def hand_name(self, hand) -> str:
+        return self.evaluator.describe(self.hand_class(hand))
 
     # -- one hand
     def play_hand(self, your_seat: int) -> float:
@@ -98,6 +111,7 @@ class Table:
         records = np.zeros(max(cfg.draws, 1), np.int64)
         simulator.start_position(rules.start_contrib, ipos, fpos, records)
         me, bot = your_seat, 1 - your_seat
+        self.seat_of_you = me
         self.write("")
         where = "on the button" if me == BUTTON else "in the big blind"
         self.write(f"hand {self.hands_played + 1}: you are {where}; your cards {self.cards(hands[me])}")
@@ -141,6 +155,7 @@ class Table:
                 last_aggressor = BIG_BLIND
             if end == simulator.FOLDED:
                 won = float(fpos[1 + seat]) * (1 if seat == bot else -1)
+                pot = float(fpos[1] + fpos[2])
                 break
             if end == simulator.SHOWDOWN_REACHED:
                 for s in (last_aggressor, 1 - last_aggressor):
@@ -148,7 +163,9 @@ class Table:
                 v = [simulator.hand_value(np.array(h, np.int64), rules.suits, rules.ranks, rules.code_to_value)
                      for h in hands]
                 c0 = float(fpos[1])
-                self.write(f"  showdown: you {self.cards(hands[me])}, the solver {self.cards(hands[bot])}")
+                pot = 2 * c0
+                self.write(f"  showdown: you {self.cards(hands[me])} ({self.hand_name(hands[me])}), the solver "
+                           f"{self.cards(hands[bot])} ({self.hand_name(hands[bot])})")
                 won = 0.0 if v[0] == v[1] else (c0 if v[me] < v[bot] else -c0)
                 break
         won /= cfg.big_blind
@@ -158,16 +175,20 @@ class Table:
         path = self.out_dir / f"hand-{self.hands_played:04d}.phh"
         path.write_text(hand_text(cfg, names, writer.actions), encoding="utf-8")
         self.files.append(path)
-        result = "you win" if won > 0 else ("you lose" if won < 0 else "split pot:")
-        self.write(f"  {result} {abs(won):g} bb; score {self.score:+g} bb after {self.hands_played} hand(s) "
-                   f"(written to {path})")
+        result = f"you win {won:g} bb" if won > 0 else (f"you lose {-won:g} bb" if won < 0 else "split pot: 0 bb")
+        self.write(f"  {result} (the pot {pot / cfg.big_blind:g} bb); score {self.score:+g} bb after "
+                   f"{self.hands_played} hand(s) (written to {path})")
         return won
 
     def your_bet(self, labels, hand, ipos, fpos, records, rnd, pot) -> int:
         keys = {label: label for label in labels}
         menu = "  ".join(f"[{k}] {WORDS[k]}" for k in labels)
+        mine = float(fpos[1 + self.seat_of_you])
+        to_call = max(float(fpos[1]), float(fpos[2])) - mine
+        owed = f"{to_call / self.game.config.big_blind:g} bb to call" if to_call > 0 else "nothing to call"
         while True:
-            answer = self.ask(f"{ROUNDS[rnd]}, pot {pot:g} bb, your cards {self.cards(hand)}: {menu}  [?] advice > ")
+            answer = self.ask(f"{ROUNDS[rnd]}, pot {pot:g} bb, {owed}, your cards {self.cards(hand)}: {menu}  "
+                              "[?] advice > ")
             if answer == "?":
                 probs = self.policy(ipos, fpos, records, hand)
                 self.write(f"  the solution here: {self.mix_text(probs, labels, False)}")
@@ -222,6 +243,18 @@ class Table:
         hands = read_phh(self.files[-1], self.game.config)
         review = review_hands(hands, self.player, self.game, self.you, samples, seed=self.hands_played)
         self.write(to_text(review, self.deck))
+
+
+def stored_policy(store, rnd: int, phase: int, pot: float, records, value: int) -> np.ndarray:
+    """A stored strategy's mix for hand class ``value`` at a position, read from its chunks: the
+    numbers :func:`simulator.action_probabilities` reads from its arena (float32 probabilities,
+    normalised again in float64)."""
+    slot = store.key_slot(rnd, phase, pot, [int(r) for r in records[:rnd]])
+    rows = store.slot_rows(slot)[:, store.lite.row_of[rnd, value]].astype(np.float64)
+    total = 0.0
+    for x in rows:
+        total += x
+    return rows / total if total > 0 else np.full(len(rows), 1.0 / len(rows))
 
 
 def play_session(player: Player, out_dir: Path, hands: int | None, seat: str, seed: int, samples: int,
