@@ -145,7 +145,7 @@ def redraw_from_tables() -> list[Path]:
     ``solver.tables.charts.redraw_from_tables``), and the abstraction curve from
     results/benchmarks/curve.json, and the CFR variants' convergence charts from their tables."""
     from solver.game.config import load_preset
-    from solver.tables.charts import plot_abstraction_curve, redraw_from_tables as redraw
+    from solver.tables.charts import redraw_from_tables as redraw
 
     written = []
     for name, preset in TABLE_FOLDERS.items():
@@ -158,11 +158,22 @@ def redraw_from_tables() -> list[Path]:
     for name in ALGORITHM_CHARTS:
         if (ROOT / "results" / "algorithms" / f"{name}-convergence.csv").is_file():
             written += plot_algorithms(name)
-    curve = ROOT / "results" / "benchmarks" / "curve.json"
-    if curve.is_file() and (ROOT / "results" / "triple-draw-cap4").is_dir():
-        written += plot_abstraction_curve(json.loads(curve.read_text())["curve"],
-                                          ROOT / "results" / "triple-draw-cap4" / "abstraction_curve")
+    written += abstraction_curve()
     return written
+
+
+def abstraction_curve() -> list[Path]:
+    """The abstraction curve from results/benchmarks/curve.json, beside the cap-4 strategy in
+    results/triple-draw-cap4, saying which solves it plots and whether that strategy is one."""
+    from solver.tables.charts import plot_abstraction_curve
+
+    curve, folder = ROOT / "results" / "benchmarks" / "curve.json", ROOT / "results" / "triple-draw-cap4"
+    if not (curve.is_file() and folder.is_dir()):
+        return []
+    data = json.loads(curve.read_text())
+    committed = json.loads((folder / "summary.json").read_text())["game"] if (folder / "summary.json").is_file() \
+        else None
+    return plot_abstraction_curve(data["curve"], folder / "abstraction_curve", data.get("date"), committed)
 
 
 def read_csv(name: str, file: str) -> list[dict]:
@@ -222,8 +233,9 @@ def describe_game(name: str) -> str:
     if draws or betting:
         lines += ["", "Cards drawn by hand, one chart per draw (the big blind draws first; the button's panels "
                   "follow what the big blind drew), and betting by situation (what the player faces), one chart per "
-                  "round and seat; each panel names whose turn it is, the pot and the bet to call; rows fade with "
-                  "how rarely the hand gets there, on one scale per chart (`situations.csv` holds the figures):", ""]
+                  "round and seat; each panel names whose turn it is, the pot and the bet to call; a grey bar beside "
+                  "each row says how often the hand gets there, on one scale per chart (`situations.csv` holds the "
+                  "figures):", ""]
         lines += [f"![{p[:-4]}](./{name}/{p})" for p in draws] + [""]
         lines += ["<details><summary>betting charts</summary>", ""]
         lines += [f"![{p[:-4]}](./{name}/{p})" for p in betting] + ["", "</details>"]
@@ -235,8 +247,9 @@ def describe_game(name: str) -> str:
     if compact_manifest.is_file():
         m = json.loads(compact_manifest.read_text())
         certificate = m.get("certificate", {}).get("exploitability_mbb")
+        store = f", a store of {m['chunks']} chunks read a chunk at a time" if m.get("chunks") else ""
         lines += [f"**Play and study it without solving**: `{name}/compact/` is the compact strategy "
-                  f"({m['bytes'] / 1e6:.1f} MB in {len(m['parts'])} part(s) of at most 50 MB; {m['bits']}-bit "
+                  f"({m['bytes'] / 1e6:.1f} MB in {len(m['parts'])} part(s) of at most 50 MB{store}; {m['bits']}-bit "
                   f"probabilities; {m['rows_kept']:,} of {m['rows']:,} rows kept, those its own play reaches at least "
                   f"{m['min_reach']:g} of the time)"
                   + (f", certified at full resolution at **{certificate:.1f} mbb/hand** as it plays (the full "
@@ -277,7 +290,9 @@ def write_readme(games: list[str], seconds: float) -> None:
             "a panel is one situation, its title saying whose turn it is (by seat), what he faces, the pot "
             "in big blinds (one figure, or the reach-weighted average and the range over the histories "
             "that lead there) and the bet to call; a frequency is weighted by how often each hand reaches "
-            "the decision; rows fade with how often the hand gets there, on one scale for the whole chart; "
+            "the decision; colours are at full strength and a grey bar beside each row (reach, log scale) says "
+            "how often the hand gets there, on one scale for the whole chart; rows marked alike ((a), (b), ...) "
+            "lie in one card bucket and play one strategy; "
             "groups that reach a decision in under one hand in a million are left out, and so is a situation "
             "with no such group (named at the chart's foot). `situations.csv` holds the numbers behind the "
             "draw and betting charts, `ev_by_hand.csv` those of the EV chart; "

@@ -1,9 +1,15 @@
 """Charts say what they show: every text inside the figure, no legend over a title, no empty
-panel, one fading scale a chart, pot / bet to call / whose turn on every situation, and charts
-drawn again from a solve's tables equal to those drawn from its strategy."""
+panel, colours at full strength with reach a bar on one scale a chart, rows sharing a card
+bucket marked, titles wrapped evenly, pot / bet to call / whose turn on every situation (the
+average pot of a game whose tree is never built too), and charts drawn again from a solve's
+tables equal to those drawn from its strategy."""
 
+import dataclasses
 import json
+import re
 import shutil
+import textwrap
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -25,6 +31,16 @@ FIRST_DRAW = len(BET_SITUATIONS)
 def solved(tmp_path_factory):
     out = tmp_path_factory.mktemp("tiny-double-draw")
     solve(load_preset("tiny-double-draw"), iterations=60, out_dir=out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tree_less(tmp_path_factory):
+    """A tiny triple draw with card buckets (3/4/3/2), solved without building its tree."""
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
+    out = tmp_path_factory.mktemp("tree-less") / "run"
+    solve(config, iterations=30, out_dir=out, streamed=True)
     return out
 
 
@@ -124,6 +140,25 @@ def test_every_chart_kind_keeps_its_texts_inside_and_apart(solved, figures, tmp_
         assert width <= 1600 and height <= 1600, path
 
 
+def test_the_abstraction_curve_names_the_solves_it_plots(figures, tmp_path):
+    """The curve's heading names the game its points solved (buckets aside: they are the
+    points') and the date of its data, and says so where the strategy committed beside it is
+    none of them (results/triple-draw-cap4 was solved again in another abstraction since)."""
+    game = "triple-draw Badugi, cap 4, bets 1/1/2/2, buckets {}, recall 1 round and every draw"
+    rows = [{"game": game.format(b), "buckets": [int(x) for x in b.split("/")], "memory_bytes": m, "seconds": 1800.0,
+             "iterations": 30, "certified_mbb": x}
+            for b, m, x in (("16/16/10/8", 3.9e9, 905.8), ("64/64/40/32", 14.7e9, 265.2))]
+    committed = "triple-draw Badugi, cap 4, bets 1/1/2/2, buckets 64/64/48/40, recall 3 rounds, 16-bit storage"
+    charts.plot_abstraction_curve(rows, tmp_path / "curve", "2026-12-02", committed)
+    heading = figures[-1][1]._suptitle.get_text().replace("\n", " ")
+    assert "measured 2026-12-02" in heading and "recall 1 round and every draw" in heading
+    assert "another abstraction than the strategy committed" in heading and "64/64/48/40" in heading
+    assert "buckets 16" not in heading
+    assert layout_problems(figures[-1][1]) == []
+    charts.plot_abstraction_curve(rows, tmp_path / "curve", "2026-12-02", game.format("64/64/40/32"))
+    assert "committed" not in figures[-1][1]._suptitle.get_text().replace("\n", " ")
+
+
 def test_convergence_of_an_abstract_game_says_so_and_shows_the_certificate(figures, tmp_path):
     """The y axis names the abstract game where progress was measured there, and the certificate
     is a point of its own at its iteration and seconds."""
@@ -185,22 +220,46 @@ def _draw_summary(reach_a, reach_b, reach_c) -> Summary:
     return out
 
 
-def test_draw_charts_draw_no_empty_panel_and_fade_on_one_scale(figures, tmp_path):
+def _reach_bars(ax) -> list[float]:
+    """The widths of a panel's reach bars (its grey bars), row by row."""
+    grey = matplotlib.colors.to_rgba(charts.REACH_COLOUR)
+    return [p.get_width() for p in ax.patches if np.allclose(p.get_facecolor(), grey)]
+
+
+def test_draw_charts_draw_no_empty_panel_and_measure_reach_on_one_scale(figures, tmp_path):
     """A situation no hand group reaches once in a million hands gets no panel (it is named at
-    the foot instead), and a row's strength is its reach against the chart's most reached row,
-    not its panel's."""
+    the foot instead); every cell drawn is at full strength, so its colour reads against the
+    colour bar however rare the row; a row's reach bar measures its reach against the chart's
+    most reached row, not its panel's, and the foot says so."""
     summary = _draw_summary([0.64, 0.16], [0.04, 0.0], [1e-9, 0.0])
     charts.plot_draw_situations(summary, 2, tmp_path, "game")
     fig = figures[-1][1]
     panels = [ax for ax in fig.axes if ax.images and ax.get_label() != "<colorbar>"]
     assert len(panels) == 2
     alpha = [ax.images[0].get_array()[:, 0, 3] for ax in panels]
-    np.testing.assert_allclose(alpha[0], [1.0, 0.5])
-    np.testing.assert_allclose(alpha[1], [0.25, 0.0])  # sqrt(0.04 / 0.64): the first panel's scale
-    assert "not drawn" in fig._supxlabel.get_text() and "drew 1" in fig._supxlabel.get_text()
+    np.testing.assert_allclose(alpha[0], [1.0, 1.0])   # the rarer row as strong as the other
+    np.testing.assert_allclose(alpha[1], [1.0, 0.0])   # blank: never there
+    bars = [_reach_bars(ax) for ax in panels]
+    full = max(bars[0])
+    np.testing.assert_allclose(np.array(bars[0]) / full, charts.reach_bar(np.array([0.64, 0.16]), 0.64))
+    np.testing.assert_allclose(np.array(bars[1]) / full, charts.reach_bar(np.array([0.04, 0.0]), 0.64))
+    assert 0 < bars[1][0] < bars[0][1] < bars[0][0] and bars[1][1] == 0  # the first panel's scale
+    assert [t.get_text() for t in panels[0].get_xticklabels()][-1] == "reach"
+    foot = fig._supxlabel.get_text().replace("\n", " ")
+    assert "not drawn" in foot and "drew 1" in foot and "grey bars (reach)" in foot and "fade" not in foot
 
 
-def test_betting_charts_fade_on_one_scale(figures, tmp_path):
+def test_reach_bars_run_on_a_log_scale_from_one_in_a_million():
+    """A stub at one in a million hands, full at the chart's most reached row, each decade the
+    same step; nothing below one in a million."""
+    top = 1e-2
+    bars = charts.reach_bar(np.array([1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 8.9e-7, 0.0]), top)
+    np.testing.assert_allclose(bars[:5], charts.MIN_REACH_BAR + (1 - charts.MIN_REACH_BAR) * np.array(
+        [1.0, 0.75, 0.5, 0.25, 0.0]))
+    assert list(bars[5:]) == [0.0, 0.0]
+
+
+def test_betting_charts_measure_reach_on_one_scale(figures, tmp_path):
     labels = ["2-card A", "2-card 2"]
     summary = Summary(labels, pots=situation_pots(load_preset("tiny-single-draw")))
     for code, reach in ((0, [0.81, 0.09]), (3, [0.04, 0.0])):  # big blind first to act; facing a bet
@@ -208,8 +267,135 @@ def test_betting_charts_fade_on_one_scale(figures, tmp_path):
         summary.situation_freq[(BIG_BLIND, 1, code)] = np.array([[0, 0.5, 0, 0.5, 0], [0, 1.0, 0, 0, 0]])
     charts.plot_betting_situations(summary, tmp_path, "game")
     fig = figures[-1][1]
-    alphas = [sorted({round(p.get_facecolor()[3], 6) for p in ax.patches if p.get_width() > 0}) for ax in fig.axes]
-    assert alphas == [[round(np.sqrt(0.09 / 0.81), 6), 1.0], [0.0, round(np.sqrt(0.04 / 0.81), 6)]]  # 0: never there
+    grey = matplotlib.colors.to_rgba(charts.REACH_COLOUR)
+    alphas = [sorted({round(p.get_facecolor()[3], 6) for p in ax.patches
+                      if p.get_width() > 0 and not np.allclose(p.get_facecolor(), grey)}) for ax in fig.axes]
+    assert alphas == [[1.0], [0.0, 1.0]]  # full strength wherever drawn; 0: never there
+    bars = [_reach_bars(ax) for ax in fig.axes]
+    full = bars[0][0]
+    np.testing.assert_allclose(np.array(bars[0] + bars[1]) / full,
+                               charts.reach_bar(np.array([0.81, 0.09, 0.04, 0.0]), 0.81))
+
+
+def test_rows_are_left_out_exactly_as_the_readme_says(figures, tmp_path):
+    """README: "A group that reaches none of the chart's situations once in a million hands is
+    left out." A betting chart's rows are its own seat's (a row the other seat's chart needs is
+    not drawn empty here), reach 8.9e-7 is out and 1e-6 in; a cell under the threshold in a row
+    drawn is blank."""
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    assert "A group that reaches none of the chart's situations once in a million hands is left out." in readme
+    assert charts.MIN_GROUP_REACH == 1e-6
+    labels = ["2-card A", "2-card 2", "1-card A"]
+    summary = Summary(labels, pots=situation_pots(load_preset("tiny-single-draw")))
+    freq = np.array([[0, 0.5, 0, 0.5, 0], [0, 1.0, 0, 0, 0], [0, 0.2, 0, 0.8, 0]])
+    summary.situation_reach[(BIG_BLIND, 1, 0)] = np.array([0.5, 1e-6, 2e-6])
+    summary.situation_reach[(BUTTON, 1, 1)] = np.array([0.4, 8.9e-7, 0.0])
+    summary.situation_reach[(BUTTON, 1, 3)] = np.array([0.1, 0.0, 8.9e-7])
+    for key in summary.situation_reach:
+        summary.situation_freq[key] = freq
+    charts.plot_betting_situations(summary, tmp_path, "game")
+    rows = {path.rsplit("/", 1)[-1]: [t.get_text() for t in fig.axes[0].get_yticklabels()] for path, fig in figures}
+    assert rows == {"betting_1_big-blind": labels, "betting_1_button": ["2-card A"]}
+    big_blind = figures[0][1].axes[0]
+    assert len(_reach_bars(big_blind)) == 3 and min(_reach_bars(big_blind)) > 0  # 1e-6: drawn
+    _close(figures)
+    draw = _draw_summary([0.5, 8.9e-7], [0.1, 1e-6], [0.2, 0.0])
+    charts.plot_draw_situations(draw, 2, tmp_path, "game")
+    panels = [ax for ax in figures[-1][1].axes if ax.images and ax.get_label() != "<colorbar>"]
+    assert [ax.images[0].get_array()[:, 0, 3].tolist() for ax in panels] == [[1.0, 0.0], [1.0, 1.0], [1.0, 0.0]]
+
+
+def test_balanced_wrapping_leaves_no_word_alone():
+    """Titles wrap into as many lines as plain wrapping takes, each within the width, the words
+    in order, the lines even: at every width the real game's heading needs, no line is a single
+    word (plain wrapping left "storage" alone on the last line)."""
+    heading = f"{LONG_GAME}: cards drawn by hand"
+    lonely = [w for w in range(30, 140) if len(textwrap.wrap(LONG_GAME, w)[-1].split()) == 1]
+    assert lonely, "plain wrapping leaves a word alone at some width"
+    for text in (LONG_GAME, heading, charts.REACH_NOTE):
+        for width in range(24, 160):
+            lines = charts.balanced_wrap(text, width)
+            assert " ".join(lines) == " ".join(text.split())
+            assert len(lines) == len(textwrap.wrap(text, width, break_on_hyphens=False))
+            assert all(len(line) <= width for line in lines)
+            if len(lines) > 1:
+                assert max(map(len, lines)) - min(map(len, lines)) <= max(len(w) for w in text.split()) + 1, width
+                assert all(len(line.split()) > 1 for line in lines), (width, lines)
+    assert charts.balanced_wrap("short", 40) == ["short"] and charts.balanced_wrap("", 40) == []
+
+
+def test_rows_sharing_a_card_bucket_are_marked(tree_less, figures, tmp_path):
+    """In a bucketed game, hand groups lying wholly in one card bucket of a round play one
+    strategy: the rows of two or more such groups carry one mark, the foot says what it means,
+    and before the first draw (where reach within a bucket is in proportion) their figures are
+    the same. A group split over buckets is never marked. Charts from the tables mark the same."""
+    from solver.tables.reports import class_groups, write_tables
+
+    strategy = load_strategy(tree_less)
+    summary = summarise(strategy)
+    group_of, labels = class_groups(strategy)
+    row_of = strategy.rows_layout.row_of
+    assert sorted(summary.group_bucket) == [0, 1, 2, 3]
+    for rnd, bucket in summary.group_bucket.items():
+        for g in range(len(labels)):
+            buckets = set(row_of[rnd][group_of == g].tolist())
+            assert bucket[g] == (buckets.pop() if len(buckets) == 1 else -1), (rnd, g)
+    write_tables(summary, strategy.config.hand_size, tmp_path)
+    from_tables = summary_from_tables(tmp_path, strategy.config)
+    assert sorted(from_tables.group_bucket) == sorted(summary.group_bucket)
+    for rnd, bucket in summary.group_bucket.items():
+        np.testing.assert_array_equal(from_tables.group_bucket[rnd], bucket)
+    rows = np.arange(len(labels))
+    marks = charts.bucket_marks(summary, 0, rows)
+    assert marks[:2] == ["a", "a"] and len(set(m for m in marks if m)) >= 2
+    for key, freq in summary.situation_freq.items():
+        if key[1] == 0 and key[2] < FIRST_DRAW:   # betting before the first draw
+            reached = summary.situation_reach[key] > 0
+            for mark in set(marks) - {""}:
+                alike = [g for g in rows if marks[g] == mark and reached[g]]
+                for g in alike[1:]:
+                    np.testing.assert_allclose(freq[g], freq[alike[0]], rtol=1e-9, err_msg=f"{key} {labels[g]}")
+    charts.plot_betting_situations(summary, tmp_path, "game")
+    fig = dict(figures)[str(tmp_path / "betting_0_button")]
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks[:2] == ["2-card 2 (a)", "2-card 3 (a)"]
+    assert "one card bucket" in fig._supxlabel.get_text().replace("\n", " ")
+    assert charts.bucket_marks(Summary(labels), 0, rows) == [""] * len(labels)  # a game without buckets
+    one = Summary(labels, group_bucket={0: np.array([0, 1, 2, 3, 4, 5, -1])})
+    assert charts.bucket_marks(one, 0, rows) == [""] * len(labels)  # a bucket of one group: nothing to mark
+    split = Summary(labels, group_bucket={0: np.array([3, -1, -1, 3, 1, 1, 2])})   # -1: split over buckets
+    assert charts.bucket_marks(split, 0, rows) == ["a", "", "", "a", "b", "b", ""]
+    assert charts.bucket_marks(split, 0, rows[1:5]) == ["", "", "", ""]  # marks among the rows drawn only
+
+
+def test_the_average_pot_of_a_game_whose_tree_is_never_built(tree_less, figures, tmp_path):
+    """A tree-less strategy's summary (streamed walks) and a compact store's (walked a subtree
+    at a time) have the average pot of every situation, within its range, the same from both;
+    its charts say "avg" and its table has the pot column."""
+    from solver.cfr.store import read_compact
+    from solver.tables import compact
+    from solver.tables.strategy import Strategy
+
+    strategy = load_strategy(tree_less)
+    assert strategy.tree is None
+    summary = summarise(strategy)
+    assert sorted(summary.situation_pot) == sorted(summary.situation_reach)
+    spread = 0
+    for key in summary.situation_reach:
+        average, pot = summary.average_pot(key), summary.pots[key]
+        assert pot.low - 1e-9 <= average <= pot.high + 1e-9, key
+        spread += pot.high > pot.low
+    assert spread  # some situation has histories of different pots: the average says something
+    stored = tmp_path / "store"
+    compact.make_compact(tree_less, stored, min_reach=1e-4, part_bytes=60_000)
+    lazy, eager = summarise(load_strategy(stored)), summarise(Strategy(stored, read_compact(stored)))
+    assert load_strategy(stored).store is not None
+    assert sorted(lazy.situation_pot) == sorted(eager.situation_pot) == sorted(lazy.situation_reach)
+    for key in lazy.situation_pot:
+        np.testing.assert_allclose(lazy.situation_pot[key], eager.situation_pot[key], rtol=1e-9, err_msg=str(key))
+    charts.plot_betting_situations(summary, tmp_path, "game")
+    titles = " ".join(ax.get_title() for _, fig in figures for ax in fig.axes)
+    assert "avg" in titles
 
 
 def test_every_panel_names_whose_turn_the_pot_and_the_bet_to_call(solved, figures, tmp_path):
@@ -358,8 +544,9 @@ def test_the_tables_write_the_charts_and_tables_badugi_plot_writes(solved, tmp_p
               "betting_0_button": f"button betting {street_name(0)}",
               "ev_by_hand": f"{game}: expected value by dealt hand",
               "convergence": f"{game}: convergence"}
-    for name, title in titles.items():
-        assert f"<!-- {title}" in (ours / f"{name}.svg").read_text(), (name, title)
+    for name, title in titles.items():   # (each line of a wrapped title is an SVG text of its own, named in a comment)
+        said = " ".join(re.findall(r"<!-- (.*?) -->", (ours / f"{name}.svg").read_text()))
+        assert title in said, (name, title)
     assert main(["plot", str(cli)]) == 0
     printed = capsys.readouterr().out
     assert printed == "wrote " + ", ".join(str(cli / p.name) for p in written) + "\n"

@@ -481,15 +481,16 @@ def tree_less(tmp_path_factory):
 
 def test_charts_of_a_tree_less_game_are_the_built_tree_summary(tree_less):
     """A strategy saved without its tree gets its summary (draw, pat/snow/break, betting and EV
-    figures) from streamed evaluate walks: the same figures as the node-by-node summary of the
-    same strategy on its built tree."""
+    figures, and the average pot of each situation) from streamed evaluate walks: the same
+    figures as the node-by-node summary of the same strategy on its built tree."""
     from solver.tables.charts import write_charts
     from solver.tables.reports import summarise
 
     run, saved, built = tree_less
     ours, theirs = summarise(saved), summarise(built)
     assert ours.group_labels == theirs.group_labels
-    for field in ("draw_reach", "draw_freq", "bet_reach", "bet_freq", "situation_reach", "situation_freq", "deal_ev"):
+    for field in ("draw_reach", "draw_freq", "bet_reach", "bet_freq", "situation_reach", "situation_freq", "deal_ev",
+                  "situation_pot"):
         a, b = getattr(ours, field), getattr(theirs, field)
         assert sorted(a) == sorted(b) and len(a) > 0, field
         for key in a:
@@ -530,7 +531,9 @@ def test_show_a_tree_less_strategy(tree_less, capsys):
     assert main(["show", str(run), "--history", "ck/21/b", "--hand", "As2h"]) == 0
     assert "reach: " in capsys.readouterr().out
     assert main(["export", str(run), "--format", "csv"]) == 2
-    assert "no strategy table by history" in capsys.readouterr().err
+    assert "export the first round (--round 0), or the decisions below a second-round start" in capsys.readouterr().err
+    assert main(["export", str(run), "--format", "csv", "--prefix", "ck/21/"]) == 0
+    assert "ck/21/" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("prefix, max_round", [("ck/21/", 2), ("ck/21/kk/00/", None), ("", 0), ("c", 0),

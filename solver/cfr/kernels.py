@@ -138,7 +138,8 @@ CutEntries = namedtuple("CutEntries", "decisions table")
 # A record: nodes with ``index >= 0`` get their reach and values; with a non-empty ``summary``
 # (seat, round, situation, column, state), an evaluate walk also sums there, at every decision
 # node, the acting seat's reach times the opponent's total reach (column 0) and that times each
-# action's probability (column ``1 + column[child]``), by the node's ``situation`` code
+# action's probability (column ``1 + column[child]``), and in its last column column 0's reach
+# times the pot at the node (both seats' contributions), by the node's ``situation`` code
 # (``solver.game.tree.situations``: what the player faces): strategy charts of games whose tree
 # is never built. Empty summaries (``no_record``) sum nothing.
 Record = namedtuple("Record", "index reach value summary column situation")
@@ -654,9 +655,9 @@ def _sample_action(reach, depth, seat, strat, n_act, work, n_states):
 
 
 @njit(cache=True)
-def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, other, strat, n_states):
+def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, other, strat, n_states, pot):
     """Adds one decision node to an evaluate walk's summary (see ``Record``): its first
-    ``n_states`` states (the walk's width at the node's round)."""
+    ``n_states`` states (the walk's width at the node's round); ``pot`` the node's pot."""
     other_total = 0.0
     for s in range(n_states):
         other_total += other[s]
@@ -664,6 +665,9 @@ def _summarise_node(summary, column, acting, rnd, situation, first, n_act, own, 
         return
     for s in range(n_states):
         summary[acting, rnd, situation, 0, s] += own[s] * other_total
+    pot_column = summary.shape[3] - 1
+    for s in range(n_states):
+        summary[acting, rnd, situation, pot_column, s] += own[s] * other_total * pot
     for a in range(n_act):
         c = 1 + column[first + a]
         for s in range(n_states):
@@ -813,7 +817,8 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                         rec_reach[rec_index[node], 1, s] = reach[depth, 1, s] if s < nw else 0.0
                 if summarise and mode != TRUNK:
                     _summarise_node(record.summary, record.column, acting, rnd, record.situation[node], first_child[node],
-                                    n_act, reach[depth, acting], reach[depth, waiting], strat[depth], nw)
+                                    n_act, reach[depth, acting], reach[depth, waiting], strat[depth], nw,
+                                    contrib[node, 0] + contrib[node, 1])
                 if sampling:
                     picked[depth] = -2
                     if acting == opponent and (is_draw or policy == UPDATE_SAMPLED_ALL):

@@ -51,6 +51,20 @@ class WalkSummary(NamedTuple):
                        # (f k c b r at bets, cards drawn at draws)
     root_value: np.ndarray  # (seat, class): the seat's value (BB) by dealt class, deal-weighted
                             # over the opponent
+    pot: np.ndarray         # (seat, round, situation, class): column 0 of ``mass`` times the pot at
+                            # the decision (both seats' contributions, the tree's units), summed
+
+    @staticmethod
+    def sums(config: GameConfig, n_states: int) -> np.ndarray:
+        """The array a summary walk sums into (``kernels.Record.summary``): the columns of
+        ``mass``, then the pot's (the last)."""
+        columns = 1 + max(len(BET_LABELS), config.hand_size + 1)
+        return np.zeros((2, config.rounds, N_SITUATIONS, columns + 1, n_states))
+
+    @classmethod
+    def of(cls, sums: np.ndarray, root_value: np.ndarray) -> "WalkSummary":
+        """The summary of a walk's :meth:`sums`."""
+        return cls(sums[:, :, :, :-1], root_value, sums[:, :, :, -1])
 
 
 def streamed_setup(game: GameConfig | GameSetup, row_of: np.ndarray | None = None,
@@ -359,8 +373,7 @@ class StreamedWalker:
         """Reach-weighted action sums at every decision of the whole tree and each seat's value by
         dealt class, both seats playing the strategy in ``play``: two evaluate walks."""
         config, n = self.game.config, self.n_states
-        columns = 1 + max(len(BET_LABELS), config.hand_size + 1)
-        mass = np.zeros((2, config.rounds, N_SITUATIONS, columns, n))
+        mass = WalkSummary.sums(config, n)
         root = np.zeros((2, n))
         shape = self.game.shape if self.game.shape is not None else self.game.trunk
         for seat in (0, 1):
@@ -373,7 +386,7 @@ class StreamedWalker:
             shape_record = self.arrays.shape_record._replace(column=self.shape_columns, situation=shape.situation)
             self.walk(seat, kernels.EVALUATE, play, record, shape_record)
             root[seat] = record.value[0, seat]
-        return WalkSummary(mass, root)
+        return WalkSummary.of(mass, root)
 
     def evaluate(self, play: np.ndarray) -> float:
         return self.walk(0, kernels.EVALUATE, play)

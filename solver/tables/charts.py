@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import textwrap
 from pathlib import Path
 from typing import NamedTuple
@@ -133,12 +134,14 @@ def plot_convergence(runs: dict[str, list[tuple[int, float, float]]], path: Path
     return save_figure(fig, path)
 
 
-# Hand groups reaching a decision less often than this are left out of the charts:
-# what a strategy does where it never goes is arbitrary.
+# Hand groups reaching a decision less often than this (once in a million hands) are left out
+# of the charts: what a strategy does where it never goes is arbitrary. A row is drawn where its
+# group reaches one of its chart's situations this often; a cell where it reaches that panel's.
 MIN_GROUP_REACH = 1e-6
 SEAT_ORDER = (1, 0)  # the big blind acts first after the draw; show it first
 ACTION_COLOURS = {"f": "#9e9e9e", "k": "#4c9be8", "c": "#2e7d32", "b": "#f0a030", "r": "#c62828"}
-MIN_OPACITY = 0.15
+REACH_COLOUR = "#8c8c8c"
+MIN_REACH_BAR = 0.08   # the bar of a row reached once in a million: short, but there
 
 
 LOCK_MARK = " [locked]"
@@ -158,12 +161,47 @@ def _locked_title(summary, title: str) -> str:
 ROW_INCHES = 0.2
 
 
+def balanced_wrap(line: str, width: int) -> list[str]:
+    """``line`` wrapped at spaces into as few lines of at most ``width`` characters as plain
+    wrapping needs, those lines as even as they can be (the least sum of squared line lengths:
+    with the number of lines fixed, their total is, so this is the least spread), so that a
+    title ends on a full line, not one word left alone. Hyphenated words stay whole; a word
+    longer than ``width`` is broken as plain wrapping breaks it.
+
+    >>> balanced_wrap("triple-draw Badugi, cap 4, 16-bit storage", 36)
+    ['triple-draw Badugi,', 'cap 4, 16-bit storage']
+    """
+    greedy = textwrap.wrap(line, width, break_on_hyphens=False)
+    words = [word for word in line.split(" ") if word]   # (no break at a no-break space, as textwrap)
+    if len(greedy) <= 1 or max(map(len, words)) > width:
+        return greedy
+    n, count = len(words), len(greedy)
+    ends = np.cumsum([0] + [len(w) + 1 for w in words])   # a line of words[i:j]: ends[j] - ends[i] - 1 characters
+    # best[k][j]: the least cost of words[:j] in k lines, and where its last line starts.
+    best = [[(0.0, 0)] + [(np.inf, 0)] * n] + [[(np.inf, 0)] * (n + 1) for _ in range(count)]
+    for k in range(1, count + 1):
+        for j in range(k, n + 1):
+            for i in range(j - 1, k - 2, -1):
+                length = ends[j] - ends[i] - 1
+                if length > width:
+                    break
+                cost = best[k - 1][i][0] + float(length) ** 2
+                if cost < best[k][j][0]:
+                    best[k][j] = (cost, i)
+    lines, j = [], n
+    for k in range(count, 0, -1):
+        i = best[k][j][1]
+        lines.append(" ".join(words[i:j]))
+        j = i
+    return lines[::-1]
+
+
 def _wrap(text: str, fig, fontsize: float, inches: float | None = None) -> str:
     """``text`` with each line wrapped to fit ``inches`` (the figure's width by default) at
-    ``fontsize`` points: a title never runs off the figure."""
+    ``fontsize`` points, evenly (:func:`balanced_wrap`): a title never runs off the figure."""
     inches = fig.get_figwidth() - 0.3 if inches is None else inches
     chars = max(12, int(inches * 72 / (0.62 * fontsize)))
-    return "\n".join(textwrap.fill(line, chars) if line else line for line in text.split("\n"))
+    return "\n".join("\n".join(balanced_wrap(line, chars)) if line else line for line in text.split("\n"))
 
 
 def _rows(summary, keys) -> np.ndarray:
@@ -183,16 +221,64 @@ def _shown(summary, keys) -> tuple[list, list]:
 
 
 def chart_scale(summary, keys, rows) -> float:
-    """The reach that is drawn at full strength in a chart: its most reached (situation, hand
-    group). Every panel of a chart fades on this one scale."""
+    """The reach whose bar is full in a chart: its most reached (situation, hand group). Every
+    panel of a chart measures reach on this one scale."""
     top = max((float(summary.situation_reach[k][rows].max()) for k in keys if len(rows)), default=0.0)
     return top if top > 0 else 1.0
 
 
-def _opacity(reach: np.ndarray, top: float) -> np.ndarray:
-    """How strongly a row is drawn: by its reach against the chart's most reached row (``top``;
-    square root, so the middle stays visible), never below ``MIN_OPACITY``; 0 where never reached."""
-    return np.where(reach >= MIN_GROUP_REACH, np.clip(np.sqrt(reach / top), MIN_OPACITY, 1.0), 0.0)
+def _opacity(reach: np.ndarray) -> np.ndarray:
+    """A cell's opacity: full wherever the group gets there once in a million hands (its colour
+    always reads against the colour bar; how rare it is, its reach bar says), 0 (blank) below."""
+    return np.where(reach >= MIN_GROUP_REACH, 1.0, 0.0)
+
+
+def reach_bar(reach: np.ndarray, top: float) -> np.ndarray:
+    """The length (0 to 1) of each row's reach bar: log scale from ``MIN_REACH_BAR`` at one in a
+    million hands to 1 at ``top`` (the chart's most reached row: :func:`chart_scale`), so every
+    decade of rarity shows; 0 (no bar) where the row is not drawn."""
+    reach = np.asarray(reach, float)
+    decades = max(np.log10(top / MIN_GROUP_REACH), 1e-9)
+    filled = np.log10(np.maximum(reach, MIN_GROUP_REACH) / MIN_GROUP_REACH) / decades
+    return np.where(reach >= MIN_GROUP_REACH, MIN_REACH_BAR + (1 - MIN_REACH_BAR) * np.clip(filled, 0, 1), 0.0)
+
+
+def _reach_column(ax, reach: np.ndarray, top: float, left: float, width: float) -> float:
+    """Each row's reach bar (:func:`reach_bar`) in a grey column of ``width`` from ``left`` (axis
+    units) beside a panel's cells, parted from them by a line; returns the column's middle (for
+    its tick)."""
+    ax.axvline(left - 0.02 * width, color="black", linewidth=0.6)
+    ax.barh(range(len(reach)), width * 0.92 * reach_bar(reach, top), left=left + 0.04 * width, height=0.7,
+            color=REACH_COLOUR)
+    return left + width / 2
+
+
+REACH_NOTE = ("grey bars (reach): how often the hand gets there, log scale: a stub once in a million hands, "
+              "full at the chart's most reached row")
+
+
+def bucket_marks(summary, rnd: int, rows) -> list[str]:
+    """A mark for each row drawn ("a", "b", ...; "" for none): rows marked alike hold hand groups
+    that lie wholly in one card bucket of round ``rnd`` (:attr:`Summary.group_bucket`), so they
+    play one strategy and their figures repeat; a bucket marks rows only where it holds two or
+    more of those drawn."""
+    bucket = summary.group_bucket.get(rnd)
+    if bucket is None:
+        return [""] * len(rows)
+    shown = [int(bucket[g]) for g in rows]
+    shared = [b for b in dict.fromkeys(shown) if b >= 0 and shown.count(b) > 1]
+    names = {b: _mark_name(i) for i, b in enumerate(shared)}
+    return [names.get(b, "") for b in shown]
+
+
+def _mark_name(i: int) -> str:
+    """a, b, ..., z, aa, ab, ...: lower case, apart from the ranks' names (A T J Q K)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[i] if i < len(letters) else _mark_name(i // len(letters) - 1) + letters[i % len(letters)]
+
+
+BUCKET_NOTE = ("(a),\u00a0(b),\u00a0...: rows marked alike lie in one card bucket, so play one strategy at each "
+               "decision (their figures differ only by the histories that lead there)")
 
 
 def _share(x: float) -> str:
@@ -207,8 +293,15 @@ def _figure(n_panels: int, n_rows: int, panel_width: float):
     return fig, axes[0]
 
 
-def _group_labels(summary, rows, locked) -> list[str]:
-    return _labels(summary.group_labels, rows, locked)
+def _group_labels(summary, rows, locked, marks) -> list[str]:
+    """The rows' labels: lock marks (:func:`_labels`), then bucket marks (:func:`bucket_marks`)."""
+    labels = _labels(summary.group_labels, rows, locked)
+    return [label + (f" ({mark})" if mark else "") for label, mark in zip(labels, marks)]
+
+
+def _foot(text: str, marks) -> str:
+    """A chart's foot: ``text``, and what the bucket marks mean where a row has one."""
+    return text + ("; " + BUCKET_NOTE if any(marks) else "")
 
 
 def situation_text(seat: int, rnd: int, code: int) -> str:
@@ -258,8 +351,9 @@ def _left_out(keys, describe) -> str:
 
 def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -> list[Path]:
     """Cards drawn by hand group, one file per draw (``draws_1`` ...): the big blind, who draws
-    first, then the button after each of his draws; rows faded by how often the hand gets there,
-    on one scale for the chart; a situation no hand group reaches once in a million is not drawn."""
+    first, then the button after each of his draws; colours at full strength, each row's reach
+    a bar beside it, on one scale for the chart; rows sharing a card bucket marked; a situation
+    no hand group reaches once in a million is not drawn."""
     first = len(BET_SITUATIONS)
     rounds = sorted({r for (_, r, code) in summary.situation_freq if code >= first})
     written = []
@@ -272,26 +366,28 @@ def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -
             continue
         rows = _rows(summary, keys)
         top = chart_scale(summary, keys, rows)
-        fig, axes = _figure(len(keys), len(rows), 1.8)
+        marks = bucket_marks(summary, rnd, rows)
+        fig, axes = _figure(len(keys), len(rows), 2.1)
         panel_inches = (fig.get_figwidth() - 1.9) / len(keys)
         for ax, key in zip(axes, keys):
             seat, _, code = key
             freq = np.nan_to_num(summary.situation_freq[key][rows])
             reach = summary.situation_reach[key][rows]
             image = cmap(freq)
-            image[..., 3] = _opacity(reach, top)[:, None]
+            image[..., 3] = _opacity(reach)[:, None]
             ax.imshow(image, aspect="auto", interpolation="nearest")
-            ax.set_xticks(range(hand_size + 1), ["pat" if d == 0 else str(d) for d in range(hand_size + 1)],
-                          fontsize=8)
+            middle = _reach_column(ax, reach, top, hand_size + 0.6, 1.5)
+            ax.set_xlim(-0.5, hand_size + 2.1)
+            ax.set_xticks(list(range(hand_size + 1)) + [middle],
+                          ["pat" if d == 0 else str(d) for d in range(hand_size + 1)] + ["reach"], fontsize=8)
             ax.set_title(_wrap(f"{situation_text(seat, rnd, code)}\n{pot_text(summary, key)}\n"
                                f"{_share(reach.sum())} of hands", fig, 8, panel_inches), fontsize=8)
         locked = [summary.draw_locked[(seat, rnd)] for seat in (0, 1) if (seat, rnd) in summary.draw_locked]
-        axes[0].set_yticks(range(len(rows)), _group_labels(summary, rows, np.any(locked, axis=0) if locked else None),
-                           fontsize=7)
-        fig.colorbar(plt.cm.ScalarMappable(cmap=cmap), ax=axes, shrink=0.5,
-                     label="share of the group's hands\n(faded: rarely there)")
-        fig.supxlabel(_wrap("cards drawn (pat: snows included); rows fade with how often the hand gets there, "
-                            "one scale for the chart; " + _pot_note(summary)
+        axes[0].set_yticks(range(len(rows)),
+                           _group_labels(summary, rows, np.any(locked, axis=0) if locked else None, marks), fontsize=7)
+        fig.colorbar(plt.cm.ScalarMappable(cmap=cmap), ax=axes, shrink=0.5, label="share of the group's hands")
+        fig.supxlabel(_wrap(_foot("cards drawn (pat: snows included), colours on the colour bar's scale; "
+                                  + REACH_NOTE + "; " + _pot_note(summary), marks)
                             + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8), fontsize=8)
         heading = f"{title}\ndraw {rnd + 1}: the big blind draws first, then the button"
         fig.suptitle(_wrap(_locked_title(summary, heading), fig, 10), fontsize=10)
@@ -301,25 +397,27 @@ def plot_draw_situations(summary, hand_size: int, directory: Path, title: str) -
 
 def plot_betting_situations(summary, directory: Path, title: str) -> list[Path]:
     """Betting by hand group, one file per round and seat (``betting_0_button`` ...), a panel per
-    situation (first in, checked to, facing a bet, a raise, ...); the rows of a round are the same
-    for both seats; rows faded by how often the hand gets there, on one scale for the chart."""
+    situation (first in, checked to, facing a bet, a raise, ...); the rows those the seat's
+    situations reach once in a million hands; colours at full strength, each row's reach a bar
+    beside it, on one scale for the chart; rows sharing a card bucket marked."""
     bets = len(BET_SITUATIONS)
     rounds = sorted({r for (_, r, code) in summary.situation_freq if code < bets})
     written = []
     for rnd in rounds:
         round_keys = [k for k in summary.situation_freq if k[1] == rnd and k[2] < bets]
-        rows = _rows(summary, round_keys)
         for seat in SEAT_ORDER:
             keys, left_out = _shown(summary, sorted(k for k in round_keys if k[0] == seat))
             if not keys:
                 continue
+            rows = _rows(summary, keys)
             top = chart_scale(summary, keys, rows)
-            fig, axes = _figure(len(keys), len(rows), 2.1)
+            marks = bucket_marks(summary, rnd, rows)
+            fig, axes = _figure(len(keys), len(rows), 2.4)
             panel_inches = (fig.get_figwidth() - 1.9) / len(keys)
             for ax, key in zip(axes, keys):
                 freq = np.nan_to_num(summary.situation_freq[key][rows])
                 reach = summary.situation_reach[key][rows]
-                alpha = _opacity(reach, top)
+                alpha = _opacity(reach)
                 left = np.zeros(len(rows))
                 for a, label in enumerate(BET_LABELS):
                     if freq[:, a].any():
@@ -327,18 +425,19 @@ def plot_betting_situations(summary, directory: Path, title: str) -> list[Path]:
                         ax.barh(range(len(rows)), freq[:, a], left=left, color=colours, height=0.85,
                                 label=ACTION_NAMES[label])
                         left += freq[:, a]
-                ax.set_xlim(0, 1)
-                ax.set_xticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize=7)
+                middle = _reach_column(ax, reach, top, 1.06, 0.34)
+                ax.set_xlim(0, 1.4)
+                ax.set_xticks([0, 0.5, 1, middle], ["0", "50%", "100%", "reach"], fontsize=7)
                 ax.set_title(_wrap(f"{situation_text(seat, rnd, key[2])}\n{pot_text(summary, key)}\n"
                                    f"reached in {_share(reach.sum())} of hands", fig, 8, panel_inches), fontsize=8)
-            axes[0].set_yticks(range(len(rows)), _group_labels(summary, rows, summary.bet_locked.get((seat, rnd))),
-                               fontsize=7)
-            axes[0].invert_yaxis()
+            axes[0].set_yticks(range(len(rows)),
+                               _group_labels(summary, rows, summary.bet_locked.get((seat, rnd)), marks), fontsize=7)
+            axes[0].set_ylim(len(rows) - 0.5, -0.5)   # the first row at the top, no margin
             handles = {ACTION_NAMES[label]: plt.Rectangle((0, 0), 1, 1, color=ACTION_COLOURS[label])
                        for label in BET_LABELS}
             fig.legend(handles.values(), handles.keys(), loc="outside right upper", fontsize=8)
-            fig.supxlabel(_wrap("share of the group's hands taking each action; rows fade with how often the hand "
-                                "gets there, one scale for the chart; " + _pot_note(summary)
+            fig.supxlabel(_wrap(_foot("share of the group's hands taking each action; " + REACH_NOTE + "; "
+                                      + _pot_note(summary), marks)
                                 + _left_out(left_out, lambda k: situation_text(k[0], rnd, k[2])), fig, 8),
                           fontsize=8)
             heading = f"{title}\n{SEAT_NAMES[seat]} betting {street_name(rnd)}"
@@ -477,9 +576,20 @@ def redraw_from_tables(directory: str | Path, config=None) -> list[Path]:
     return written + convergence_chart([directory], directory / "convergence", game)
 
 
-def plot_abstraction_curve(rows: list[dict], path: Path) -> list[Path]:
+def curve_game(rows: list[dict]) -> str:
+    """The game every point of an abstraction curve solved, its buckets left out (they are the
+    points' own), or "" where the points' games differ otherwise."""
+    games = {re.sub(r"buckets [0-9/]+, ", "", r.get("game", "")) for r in rows}
+    return games.pop() if len(games) == 1 else ""
+
+
+def plot_abstraction_curve(rows: list[dict], path: Path, solved: str | None = None,
+                           committed: str | None = None) -> list[Path]:
     """Certified exploitability against memory and against solving time, one point per abstraction
-    (``rows`` as ``scripts/bench/bench_real_game.py curve`` writes them: results/benchmarks/curve.json)."""
+    (``rows`` as ``scripts/bench/bench_real_game.py curve`` writes them: results/benchmarks/curve.json,
+    each with its game). The heading names the game the points solved and when (``solved``, the
+    data's date); where ``committed`` (the game of the strategy committed beside the chart) is
+    none of the points' games, it says the curve is not that strategy's."""
     fig, (by_memory, by_time) = plt.subplots(1, 2, figsize=(10, 4.3), constrained_layout=True)
     for ax, key, scale, xlabel in ((by_memory, "memory_bytes", 2.0**30, "strategy memory (GiB)"),
                                    (by_time, "seconds", 60.0, "solving time (minutes, 2 threads)")):
@@ -494,6 +604,11 @@ def plot_abstraction_curve(rows: list[dict], path: Path) -> list[Path]:
         ax.set_ylabel("certified exploitability (mbb/hand)")
         ax.margins(x=0.25, y=0.2)  # room for the points' labels
         ax.grid(True, alpha=0.3)
-    fig.suptitle(_wrap("Triple draw at cap 4: certified exploitability by abstraction size (buckets per round)",
-                       fig, 12))
+    game = curve_game(rows)
+    heading = "Triple draw at cap 4: certified exploitability by abstraction size (buckets per round)"
+    if game or solved:
+        heading += "\n" + ", ".join(([f"measured {solved}"] if solved else []) + ([f"game: {game}"] if game else []))
+    if committed and all(r.get("game") != committed for r in rows):
+        heading += f"\nanother abstraction than the strategy committed beside this chart ({committed})"
+    fig.suptitle(_wrap(heading, fig, 11), fontsize=11)
     return save_figure(fig, path)

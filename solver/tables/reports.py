@@ -21,6 +21,7 @@ from abstractions.files import atomic_write
 from abstractions.evaluator import get_evaluator
 
 from ..game.config import GameConfig
+from ..game.setup import GameSetup
 from ..game.tree import (BET_SITUATIONS, DRAW, N_SITUATIONS, SEAT_NAMES, situation_name,
                          situation_pots)
 from .strategy import BET_COLUMNS, Strategy
@@ -71,6 +72,9 @@ class Summary:
     situation_pot: dict = field(default_factory=dict)
     # (seat, round, code) -> SituationPot: the pot's range over every history and the bet to call
     pots: dict = field(default_factory=dict)
+    # round -> (groups,) the card bucket holding every class of the group in that round, -1 where
+    # its classes lie in several (see :func:`group_buckets`); empty where the round has no buckets
+    group_bucket: dict = field(default_factory=dict)
 
     def average_pot(self, key) -> float | None:
         """The situation's pot (big blinds) averaged over its histories, weighted by reach; None
@@ -82,6 +86,33 @@ class Summary:
         return float((self.situation_pot[key][known] * reach[known]).sum() / reach[known].sum())
 
 
+def group_buckets(config: GameConfig, row_of: np.ndarray | None, group_of: np.ndarray, n_groups: int) -> dict:
+    """Round -> (groups,) the card bucket of that round that holds every value class of the
+    group, -1 where the group's classes lie in several buckets: for each round with card buckets
+    (``config.buckets``; ``row_of`` (rounds, classes) each class's bucket, None where none). Two
+    groups with the same bucket play one strategy at every decision of the round (a bucket's
+    hands share their rows), so their rows in a chart are alike by construction: the charts say
+    so. A group split over buckets plays a mix of them and is never marked, even where its
+    figures happen to match another's.
+
+    >>> config = GameConfig(ranks=4, suits=2, hand_size=2, draws=1, buckets=(2, 0))
+    >>> group_buckets(config, np.array([[0, 1, 1, 1], [0, 1, 2, 3]]), np.array([0, 0, 1, 2]), 3)
+    {0: array([-1,  1,  1])}
+    """
+    if row_of is None or not config.buckets:
+        return {}
+    out = {}
+    for rnd, buckets in enumerate(config.buckets):
+        if buckets <= 0:
+            continue   # (value classes at full resolution: every group is its classes' own)
+        low = np.full(n_groups, np.iinfo(np.int64).max)
+        high = np.full(n_groups, -1)
+        np.minimum.at(low, group_of, row_of[rnd])
+        np.maximum.at(high, group_of, row_of[rnd])
+        out[rnd] = np.where(low == high, high, -1)
+    return out
+
+
 def summarise(strategy: Strategy) -> Summary:
     """The strategy's summary: from its built tree's node statistics, or, for a game whose tree
     is never built, from two streamed evaluate walks that sum the same masses over every public
@@ -90,7 +121,7 @@ def summarise(strategy: Strategy) -> Summary:
     if strategy.tree is None:
         walked = strategy.walks.summary() if strategy.store is not None else \
             strategy.streamed.summary(strategy.probabilities)
-        out = _from_masses(strategy, walked.mass)
+        out = _from_masses(strategy, walked.mass, walked.pot / strategy.config.big_blind)
         _deal_ev(out, class_groups(strategy)[0], strategy.draw_model.deal_prob, walked.root_value * 1000.0)
         return out
     tree = strategy.tree
@@ -137,7 +168,8 @@ def _from_masses(strategy: Strategy, mass: np.ndarray, pot_mass: np.ndarray | No
     group_of, labels = class_groups(strategy)
     n_groups, hand = len(labels), strategy.config.hand_size
     badugi = strategy.evaluator.value_card_count == hand
-    out = Summary(labels, pots=situation_pots(strategy.config))
+    out = Summary(labels, pots=situation_pots(strategy.config),
+                  group_bucket=group_buckets(strategy.config, strategy.rows_layout.row_of, group_of, n_groups))
     bets = len(BET_SITUATIONS)
 
     def by_group(per_class):  # (columns, classes) -> (groups, columns)
@@ -282,7 +314,8 @@ def summary_from_tables(directory: str | Path, config: GameConfig | None = None)
     ``pat_snow_break.csv``, ``ev_by_hand.csv``) and ``summary.json`` (the game): charts are
     redrawn from committed tables without the strategy. Frequencies come back as the tables
     round them (4 decimals, reach to 6 digits); the average pot only where the table has a
-    ``pot`` column, the locked groups only where it has ``locked``. The game is ``config``, else
+    ``pot`` column, the locked groups only where it has ``locked``; the groups' card buckets from
+    the game's bucket maps (:attr:`solver.game.setup.GameSetup.row_of`). The game is ``config``, else
     the one ``summary.json`` names. ValueError names a missing file."""
     directory = Path(directory)
     for name in (() if config else ("summary.json",)) + TABLES:
@@ -293,10 +326,11 @@ def summary_from_tables(directory: str | Path, config: GameConfig | None = None)
         config = GameConfig.from_dict(json.loads((directory / "summary.json").read_text())["config"],
                                       str(directory / "summary.json"))
     hand = config.hand_size
-    _, labels = hand_groups(get_evaluator(config.ranks, config.suits, hand), hand)
+    group_of, labels = hand_groups(get_evaluator(config.ranks, config.suits, hand), hand)
     index = {label: g for g, label in enumerate(labels)}
     n_groups, bets = len(labels), len(BET_SITUATIONS)
-    out = Summary(labels, pots=situation_pots(config))
+    out = Summary(labels, pots=situation_pots(config),
+                  group_bucket=group_buckets(config, GameSetup(config).row_of, group_of, n_groups))
     seats = {name: seat for seat, name in SEAT_NAMES.items()}
     codes = {}
     for rnd in range(config.rounds):
