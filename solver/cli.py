@@ -374,7 +374,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"history {args.history!r}: {where} ({config.describe()})")
     _say_whole_walks(strategy, args.history)
     spot = strategy.spot(args.history)
-    to_call = f", {spot.to_call / config.big_blind:g} bb to call" if kind != DRAW else ""
+    to_call = "" if kind == DRAW else f", {spot.to_call / config.big_blind:g} bb to call" if spot.to_call > 0 else \
+        ", nothing to call"
     print(f"pot {spot.pot / config.big_blind:g} bb{to_call}")
     group_of, group_labels = class_groups(strategy)
     opponent = np.bincount(group_of, weights=spot.opponent_range, minlength=len(group_labels))
@@ -438,7 +439,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.out:
         _check_out_file(args.out, args.force)
-    strategy = load_strategy(args.dir)
+    strategy = load_strategy(args.dir, args.cache_mb)
     rounds = None if args.round is None else [args.round]
     if rounds and not 0 <= args.round <= strategy.config.draws:
         raise CliError(f"--round must be 0 to {strategy.config.draws} for this game")
@@ -903,6 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write to this file instead of standard output (an existing file only with "
                    "--force)")
     p.add_argument("--force", action="store_true", help="replace the file --out names if it exists")
+    _add_cache_arg(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("plot", help="charts of a solved strategy (PNG and SVG)",

@@ -218,6 +218,14 @@ def test_the_committed_cap4_compact_strategy_is_whole_small_and_certified_close_
     assert manifest["full_exploitability_mbb"] == pytest.approx(summary["exploitability_mbb"], rel=1e-9)
     certified = manifest["certificate"]["exploitability_mbb"]
     assert certified == pytest.approx(manifest["full_exploitability_mbb"], rel=0.02)
+    # A store read a chunk at a time: a spot of the first round and one of the last read without
+    # expanding it, their chunks a few of many.
+    store = CompactStore(folder / "compact")
+    assert manifest["version"] == 4 and store.n_chunks > 100 and store.tables is not None
+    strategy = load_strategy(folder / "compact")
+    assert strategy.store is not None and "_saved" not in strategy.__dict__
+    assert strategy.policy("", "7h5d4d3s") and strategy.policy("rc/11/kk/11/kk/00/", "Qh9d7c4s")
+    assert len(store._cache) <= 6
 
 
 def test_a_match_plays_a_compact_strategy_from_its_counts_as_from_its_probabilities(run, tmp_path):

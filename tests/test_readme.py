@@ -162,3 +162,21 @@ def test_the_readme_opens_with_what_a_user_gets():
     headings = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
                 for h in re.findall(r"^#{2,3} (.*)$", README, re.M)}
     assert {"solve", "study", "play", "scale", "reference"} <= set(anchors) and set(anchors) <= headings
+
+
+def test_the_committed_compact_strategy_is_described_as_it_is():
+    """The README's figures of results/triple-draw-cap4/compact are its manifest's: its size, its
+    chunks and parts, its rows, its certificate (they go stale when the file is written again)."""
+    manifest = json.loads((RESULTS / "triple-draw-cap4" / "compact" / "compact.json").read_text())
+    sentence = re.search(r"committed\*\* in `results/triple-draw-cap4/compact/` \((\w+) parts, ([\d.]+) MB,\s+a store "
+                         r"of (\d+) chunks", README)
+    assert sentence, "the README no longer describes the committed compact strategy"
+    parts, megabytes, chunks = sentence.groups()
+    assert {"two": 2, "three": 3}[parts] == len(manifest["parts"])
+    assert _printed(manifest["bytes"] / 1e6, megabytes) and int(chunks) == manifest["chunks"]
+    rows = re.search(r"([\d.]+) million of its ([\d.]+) million\s+rows", README)
+    assert _printed(manifest["rows_kept"] / 1e6, rows.group(1)) and _printed(manifest["rows"] / 1e6, rows.group(2))
+    certified = re.search(r"\*\*certified ([\d.]+) mbb/hand\*\* at full resolution", README)
+    assert _printed(manifest["certificate"]["exploitability_mbb"], certified.group(1))
+    table = re.search(r"results/triple-draw-cap4/compact`\) \| [\d.]+ GB \| ([\d.]+) MB", README)
+    assert _printed(manifest["bytes"] / 1e6, table.group(1))

@@ -112,6 +112,9 @@ def test_a_stores_slots_are_the_whole_files_to_the_bit(run, stored, old):
     manifest = compact.read_manifest(stored)
     assert manifest["version"] == 4 and manifest["codec"] == "zlib" and manifest["chunks"] > 2
     assert all(p["bytes"] <= 60_000 for p in manifest["parts"]) and manifest["tables"] is not None
+    from solver.cfr.compact_file import read_parts
+
+    assert len(read_parts(stored, manifest)) == manifest["bytes"]   # (the parts joined: the SHA-256 it names)
     layout = load_strategy_file(run / "strategy.npz").layout
     v3 = read_compact_v3(old)
     whole = read_compact(stored)
@@ -280,3 +283,28 @@ def test_a_built_trees_compact_strategy_is_a_store_read_whole(tmp_path):
     played = normalised_slots(full.layout, full.probabilities, 0, full.layout.n_slots)
     assert np.max(np.abs(small.probabilities - played)) < 1 / 255
     assert small.policy("ck/", "As2h")
+
+
+def test_an_export_of_a_stored_strategy_is_the_built_trees_table(stored):
+    """badugi export of a game whose tree is never built, the first round or below a second-round
+    start (walked a subtree at a time from the chunks): the rows the built tree's table has for the
+    same strategy; the whole game is refused in one line, naming what can be exported."""
+    from solver.cli import main
+    from solver.game.tree import build_tree
+
+    lazy = load_strategy(stored)
+    built = Strategy(stored, read_compact(stored))
+    built.tree = build_tree(built.config)
+    built.layout = built.layout.materialize(built.tree)
+    for rounds, prefix in ((None, "ck/10/"), ([0], None), ([2], "crc/21/")):
+        mine = list(lazy.rows(rounds=rounds, prefix=prefix, min_reach=1e-6))
+        theirs = list(built.rows(rounds=rounds, prefix=prefix, min_reach=1e-6))
+        assert len(mine) == len(theirs) > 50, (rounds, prefix)
+        for a, b in zip(mine, theirs):
+            assert a.keys() == b.keys() and a["history"] == b["history"] and a["class"] == b["class"]
+            for key, x in a.items():
+                if isinstance(x, float):
+                    assert x == pytest.approx(b[key], rel=1e-9, abs=1e-12), (a["history"], key)
+    with pytest.raises(ValueError, match=r"export the first round \(--round 0\), or the decisions below"):
+        next(lazy.rows())
+    assert main(["export", str(stored), "--prefix", "zz"]) == 2

@@ -49,6 +49,7 @@ import io
 import json
 import math
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -398,9 +399,20 @@ def _resample(state, weights, picks):
         picks[j] = k
 
 
+# A review's decisions, one row each (see :func:`review_hands`): ``ints`` (node, first child, round,
+# phase, seat, is_draw, action, the positions a draw kept), ``floats`` (the pot when the round
+# began, both contributions), ``records``, the deciding seat's ``hands`` and the cards it has
+# ``seen``, and whether each is ``reviewed``; and what the review finds of each: the solution's
+# mix, the values, the cost with its interval, the belief's weight and effective hands.
+Decisions = namedtuple("Decisions", "ints floats records hands seen reviewed")
+Findings = namedtuple("Findings", "probs values bounds stats")
+# The opponent's hands a belief holds (see :func:`_review_seat`): each hand, the cards it holds or
+# has thrown, those it has thrown, whether it trembled, its weight.
+Belief = namedtuple("Belief", "hands used thrown trembled weight")
+
+
 @njit(cache=True)
-def _review_seat(player, game, lo, hi, hero, reviewed, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
-                 n_particles, seed, every, probs, values, bounds, stats):
+def _review_seat(player, game, lo, hi, hero, decisions, samples, n_particles, seed, every, findings):
     """The decisions ``lo..hi-1`` of one hand (in order) reviewed for ``hero``'s seat: the ones
     ``reviewed`` marks. The opponent's cards are a belief of ``n_particles`` hands (a particle
     filter, sequential importance resampling): dealt from the cards the hero has not seen, each
@@ -415,9 +427,9 @@ def _review_seat(player, game, lo, hi, hero, reviewed, dec_int, dec_float, dec_r
     value of the action as it was taken; ``bounds[i]``: the cost and its 95% interval; ``stats[i]``: the belief's total weight (-1: nothing sampled, the action taken
     being the solution's only one), its effective number of hands, and of hands that never
     trembled."""
+    dec_int, dec_float, dec_records, dec_hand, dec_seen, reviewed = decisions
     hs = game.hand_size
     n_cards = game.ranks * game.suits
-    opp = 1 - hero
     everything = (np.uint64(1) << np.uint64(n_cards)) - np.uint64(1) if n_cards < 64 else ~np.uint64(0)
     state = np.empty(1, np.uint64)
     state[0] = stream_seed(seed, np.uint64(lo) * np.uint64(4) + np.uint64(hero))
@@ -431,8 +443,7 @@ def _review_seat(player, game, lo, hi, hero, reviewed, dec_int, dec_float, dec_r
     new_thrown = np.zeros(n_particles, np.uint64)
     new_trembled = np.zeros(n_particles, np.bool_)
     picks = np.empty(n_particles, np.int64)
-    row = np.empty(max(hs + 1, probs.shape[1]), np.float64)
-    kept_buffer = np.empty(hs, np.int64)
+    row = np.empty(max(hs + 1, findings.probs.shape[1]), np.float64)
     thrown_buffer = np.empty(hs, np.int64)
     seen = np.uint64(0)
     held = np.uint64(0)
@@ -463,9 +474,8 @@ def _review_seat(player, game, lo, hi, hero, reviewed, dec_int, dec_float, dec_r
             seen = mask
             held = _card_mask(dec_hand[i])
             if reviewed[i]:
-                _value_decision(player, game, i, hero, dec_int, dec_float, dec_records, dec_hand, samples, every,
-                                probs, values, bounds, stats, hand, used, thrown_mask, trembled, w, seen, seed,
-                                n_cards)
+                _value_decision(player, game, i, hero, decisions, samples, every, findings,
+                                Belief(hand, used, thrown_mask, trembled, w), seen, seed, n_cards)
             continue
         if not started:
             continue  # (the hero has not been dealt in the history yet)
@@ -519,10 +529,12 @@ def _review_seat(player, game, lo, hi, hero, reviewed, dec_int, dec_float, dec_r
 
 
 @njit(cache=True)
-def _value_decision(player, game, i, hero, dec_int, dec_float, dec_records, dec_hand, samples, every, probs, values,
-                    bounds, stats, opp_hands, used, thrown_mask, trembled, w, seen, seed, n_cards):
+def _value_decision(player, game, i, hero, decisions, samples, every, findings, belief, seen, seed, n_cards):
     """Decision ``i``'s values and cost from the belief (see :func:`_review_seat`), its samples
     drawn from a stream of its own (the belief's goes on as if it had not been asked)."""
+    dec_int, dec_float, dec_records, dec_hand = decisions.ints, decisions.floats, decisions.records, decisions.hands
+    probs, values, bounds, stats = findings
+    opp_hands, used, thrown_mask, trembled, w = belief
     state = np.empty(1, np.uint64)
     state[0] = stream_seed(seed ^ np.uint64(0x5A3D1E5), np.uint64(i))
     hs = game.hand_size
@@ -703,14 +715,13 @@ def _value_decision(player, game, i, hero, dec_int, dec_float, dec_records, dec_
 
 
 @njit(cache=True, nogil=True)
-def review_seats(player, game, tasks, reviewed, dec_int, dec_float, dec_records, dec_hand, dec_seen, samples,
-                 n_particles, seed, every, probs, values, bounds, stats):
+def review_seats(player, game, tasks, decisions, samples, n_particles, seed, every, findings):
     """:func:`_review_seat` of each task (``tasks`` rows: first decision, one past the last, seat),
     independent of each other: one stream per hand and seat (threads may share the tasks out: the
     kernel lets go of the GIL)."""
     for t in range(len(tasks)):
-        _review_seat(player, game, tasks[t, 0], tasks[t, 1], tasks[t, 2], reviewed, dec_int, dec_float, dec_records,
-                     dec_hand, dec_seen, samples, n_particles, seed, every, probs, values, bounds, stats)
+        _review_seat(player, game, tasks[t, 0], tasks[t, 1], tasks[t, 2], decisions, samples, n_particles, seed, every,
+                     findings)
 
 
 # ---------------------------------------------------------------- the review
@@ -835,9 +846,12 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
         task_arr = np.array(tasks, np.int64)
         threads = max(1, min(numba.get_num_threads(), len(tasks)))
 
+        decisions_arrays = Decisions(dec_int, dec_float, dec_records, dec_hand, dec_seen, reviewed)
+        findings = Findings(probs, values, bounds, stats)
+
         def work(t):
-            review_seats(arrays, game.rules, task_arr[t::threads], reviewed, dec_int, dec_float, dec_records,
-                         dec_hand, dec_seen, samples, PARTICLES, seed, every_action, probs, values, bounds, stats)
+            review_seats(arrays, game.rules, task_arr[t::threads], decisions_arrays, samples, PARTICLES, seed,
+                         every_action, findings)
 
         in_threads(threads, work)
     big = cfg.big_blind

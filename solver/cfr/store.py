@@ -385,10 +385,10 @@ class PartWriter:
         self.parts = list(parts or [])
         self.whole = hashlib.sha256()
         self.current: bytearray | None = None
-        for part in self.parts:   # (appending to a store: the whole's digest over what is there)
-            self.whole.update((out / part["file"]).read_bytes())
-        if self.parts:
+        if self.parts:   # (appending to a store: its last part goes on, the whole's digest over the others)
             last = self.parts.pop()
+            for part in self.parts:
+                self.whole.update((out / part["file"]).read_bytes())
             self.current = bytearray((out / last["file"]).read_bytes())
 
     def add(self, data: bytes) -> Blob:

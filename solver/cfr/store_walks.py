@@ -29,7 +29,7 @@ from abstractions.transitions import get_draw_model
 
 from ..game.layout import StrategyLayout, key_slot, node_slots
 from ..game.rounds import RoundTemplates
-from ..game.tree import BET, BET_LABELS, DRAW, N_SITUATIONS, PublicTree, expand_tree
+from ..game.tree import BET, DRAW, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
 from .streamed import WalkSummary
@@ -223,8 +223,7 @@ class StoreWalks:
         dealt class: :meth:`solver.cfr.streamed.StreamedWalker.summary`'s two evaluate walks,
         a subtree at a time."""
         config, n = self.config, self.n_states
-        columns = 1 + max(len(BET_LABELS), config.hand_size + 1)
-        mass = np.zeros((2, config.rounds, N_SITUATIONS, columns, n))
+        mass = WalkSummary.sums(config, n)
         root = np.zeros((2, n))
         trunk = self.trunk
         shape = self.shape if len(self.cut_nodes) else trunk
@@ -238,7 +237,7 @@ class StoreWalks:
                                                                       situation=shape.situation)
             self.walk(seat, kernels.EVALUATE, record, shape_record)
             root[seat] = record.value[0, seat]
-        return WalkSummary(mass, root)
+        return WalkSummary.of(mass, root)
 
     def exploitability(self) -> Exploitability:
         """The exact best responses against the stored strategy as it plays (every public history,
@@ -246,6 +245,15 @@ class StoreWalks:
         br_button = self.walk(0, kernels.BEST_RESPONSE)
         br_bb = self.walk(1, kernels.BEST_RESPONSE)
         return Exploitability(br_button, br_bb, self.walk(0, kernels.EVALUATE))
+
+    @property
+    def n_decisions(self) -> int:
+        """Decision points of the whole tree."""
+        trunk = self.trunk
+        in_trunk = int(((trunk.kind <= DRAW) & (self.cut_index < 0)).sum())
+        if not len(self.cut_nodes):
+            return in_trunk
+        return in_trunk + len(self.cut_nodes) * int((self.shape.kind <= DRAW).sum())
 
     def locate(self, history: str) -> tuple[int, int]:
         """``(cut, node)``: a valid history's node in the trunk (cut -1) or in the shape below cut

@@ -32,7 +32,7 @@ from ..cfr import kernels
 from ..cfr.store import CompactStore, compress
 from ..cfr.store_walks import StoreWalks
 from ..cfr.walker import NodeStats
-from ..game.rounds import DRAW, FOLD, SHOWDOWN, RoundTemplates, locate, stakes
+from ..game.rounds import BET, DRAW, FOLD, SHOWDOWN, RoundTemplates, locate, stakes
 from ..game.tree import PublicTree
 
 
@@ -117,6 +117,8 @@ class SpotEngine:
         self.store = store
         self.templates: RoundTemplates = store.templates
         self.config = store.config
+        self._walked: dict = {}
+        self._cut_reach = None
 
     @cached_property
     def walks(self) -> StoreWalks:
@@ -170,32 +172,48 @@ class SpotEngine:
 
     # -- below: the reach at each round start, then the spot's round walked
     def _below(self, history: str, at, strategy: np.ndarray):
-        walks = self.walks
         starts = round_starts(history, at.round)
-        cut = int(walks.trunk.node_at(starts[1]))
-        reach = walks.cut_reach()[walks.cut_index[cut]]
-        for r in range(1, at.round):
-            start = locate(self.templates, starts[r])
-            tree, _, cuts = walks.round_walk(r, start.pot, start.records, reach, last_round=r)
-            node = tree.node_at(starts[r + 1][len(starts[r]):])
-            reach = cuts.reach[cuts.index[node]]
-        start = locate(self.templates, starts[at.round])
-        rest = history[len(starts[at.round]):]
-
-        def spot_and_children(tree):
-            node = tree.node_at(rest)
-            return [node] + [int(c) for c in tree.children(node) if tree.kind[c] <= DRAW]
-
-        tree, record, _ = walks.round_walk(at.round, start.pot, start.records, reach, spot_and_children)
-        node = tree.node_at(rest)
-        stats = NodeStats(np.array([node]), record.reach[:1], record.value[:1])
+        tree, record = self._round(at.round, starts)
+        node = tree.node_at(history[len(starts[at.round]):])
+        i = int(record.index[node])
+        stats = NodeStats(np.array([node]), record.reach[i:i + 1], record.value[i:i + 1])
         seat = int(tree.seat[node])
         children = []
         for c in tree.children(node):
             c = int(c)
-            i = int(record.index[c])
-            children.append(("node", record.value[i, seat]) if i >= 0 else ("end", c))
+            j = int(record.index[c])
+            children.append(("node", record.value[j, seat]) if j >= 0 else ("end", c))
         return stats, self._action_values(tree, node, stats, children, strategy)
+
+    def _round(self, rnd: int, starts: list[str]):
+        """The walk of round ``rnd`` from its start on the way to a spot (and everything below it),
+        recording every decision of the round and the next round's starts: any spot of that round
+        then reads it (the last few are kept: a page clicked through one round walks it once)."""
+        key = (rnd, starts[rnd])
+        found = self._walked.pop(key, None)
+        if found is None:
+            walks = self.walks
+            cut = int(walks.trunk.node_at(starts[1]))
+            if self._cut_reach is None:
+                self._cut_reach = walks.cut_reach()
+            reach = self._cut_reach[walks.cut_index[cut]]
+            for r in range(1, rnd):
+                start = locate(self.templates, starts[r])
+                tree, _, cuts = walks.round_walk(r, start.pot, start.records, reach, last_round=r)
+                node = tree.node_at(starts[r + 1][len(starts[r]):])
+                reach = cuts.reach[cuts.index[node]]
+            start = locate(self.templates, starts[rnd])
+
+            def this_round(tree):
+                return np.nonzero(((tree.kind <= DRAW) & (tree.round == rnd))
+                                  | ((tree.kind == BET) & (tree.round == rnd + 1) & (tree.phase == 0)))[0]
+
+            tree, record, _ = walks.round_walk(rnd, start.pot, start.records, reach, this_round)
+            found = (tree, record)
+        self._walked[key] = found
+        while len(self._walked) > WALKS_KEPT:
+            self._walked.pop(next(iter(self._walked)))
+        return found
 
     def _action_values(self, tree, node: int, stats: NodeStats, children, strategy: np.ndarray) -> np.ndarray:
         return action_values(tree, node, stats, children, self.walks.draws, self.store.lite.class_legal)
@@ -253,6 +271,9 @@ def tree_spot(strategy, history: str) -> Spot:
     pot, to_call = stakes(RoundTemplates.of(strategy.config), at)
     return Spot(history, at.round, seat, decision.kind, decision.labels, decision.slot, stats,
                 strategy.decision_strategy(decision), values, pot, to_call)
+
+
+WALKS_KEPT = 8   # round walks a spot engine keeps (8 MB each at cap 4)
 
 
 def round_starts(history: str, rnd: int) -> list[str]:

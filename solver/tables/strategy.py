@@ -317,11 +317,12 @@ class Strategy:
 
     def rows(self, rounds=None, prefix: str | None = None, min_reach: float = 0.0,
              kinds=None) -> Iterator[dict]:
-        """Table rows (see the module docstring), streamed one subtree at a time."""
+        """Table rows (see the module docstring), streamed one subtree at a time (a game whose tree
+        is never built: the first round's, or the subtree below a second-round start that
+        ``prefix`` names, each walked on its own)."""
         if self.tree is None:
-            raise ValueError(f"{self.config.describe()}: its public tree is too big to build, so there is no "
-                             "strategy table by history for it; badugi show --history reads one history, badugi plot "
-                             "draws its charts")
+            yield from self._streamed_rows(rounds, prefix, min_reach, kinds)
+            return
         tree = self.tree
         nodes = np.nonzero(tree.kind <= DRAW)[0]
         if rounds is not None:
@@ -338,29 +339,76 @@ class Strategy:
         for batch in self.stats(nodes):
             for i, node in enumerate(batch.nodes):
                 node = int(node)
-                seat = int(tree.seat[node])
-                reach = batch.reach_of(i, seat)
-                ev = batch.ev_mbb(i, seat)
-                probs = self.strategy_at(node)
-                labels = self.labels(node)
+                decision = Decision(int(tree.seat[node]), int(tree.kind[node]), self.labels(node),
+                                    int(self.layout.slot_of[node]), node)
                 locked = self.locked_classes(node) if self.locks is not None else None
-                is_draw = tree.kind[node] == DRAW
-                history = tree.history(node)
-                for value in np.nonzero(reach >= min_reach)[0] if min_reach > 0 else range(self.n_states):
-                    row = {"seat": SEAT_NAMES[seat], "history": history, "round": int(tree.round[node]),
-                           "kind": "draw" if is_draw else "bet", "class": int(value), "class_name": names[value],
-                           "reach": float(reach[value]), "ev_mbb": float(ev[value])}
-                    if locked is not None:
-                        row["locked"] = bool(locked[value])
-                    for column in columns:
-                        row[column] = None
-                    for a, label in enumerate(labels):
-                        if is_draw:
-                            if legal[value, a]:
-                                row[f"d{label}"] = float(probs[a, value])
-                        else:
-                            row[label] = float(probs[a, value])
-                    yield row
+                yield from self._node_rows(batch, i, decision, tree.history(node), int(tree.round[node]), names, legal,
+                                           columns, min_reach, locked)
+
+    def _streamed_rows(self, rounds, prefix, min_reach, kinds) -> Iterator[dict]:
+        walks = self.spots.walks
+        trunk, shape = walks.trunk, walks.shape
+        if prefix:
+            self.decision(prefix)  # ValueError names a bad prefix
+        cut, node = walks.locate(prefix or "")
+        whole_rounds = rounds is not None and set(rounds) <= {0}
+        if cut < 0 and not whole_rounds:
+            raise ValueError(f"{self.config.describe()} has {walks.n_decisions:,} decision points: export the first "
+                             "round (--round 0), or the decisions below a second-round start (--prefix, e.g. "
+                             "--prefix ck/00/)")
+        wanted_kind = None if kinds is None else [BET if k == "bet" else DRAW for k in kinds]
+
+        def chosen(tree, nodes):
+            if rounds is not None:
+                nodes = nodes[np.isin(tree.round[nodes], list(rounds))]
+            if wanted_kind is not None:
+                nodes = nodes[np.isin(tree.kind[nodes], wanted_kind)]
+            return nodes
+
+        if cut < 0:
+            inside = np.zeros(trunk.n_nodes, bool)
+            trunk.mark_subtree(inside, node)
+            nodes = chosen(trunk, np.nonzero(inside & (trunk.kind <= DRAW) & (walks.cut_index < 0))[0])
+            batches = walks.node_stats(nodes, None)
+            names = (trunk, "")
+        else:
+            inside = np.zeros(shape.n_nodes, bool)
+            shape.mark_subtree(inside, node)
+            nodes = chosen(shape, np.nonzero(inside & (shape.kind <= DRAW))[0])
+            batches = walks.node_stats(None, {cut: nodes})
+            names = (shape, trunk.history(int(walks.cut_nodes[cut])))
+        tree, above = names
+        labels = [self.evaluator.describe(v) for v in range(self.n_states)]
+        legal = self.rows_layout.class_legal
+        columns = BET_COLUMNS + draw_columns(self.config.hand_size)
+        for _, batch in batches:
+            for i, node in enumerate(batch.nodes.tolist()):
+                history = above + tree.history(node)
+                decision = self.decision(history)
+                yield from self._node_rows(batch, i, decision, history, int(tree.round[node]), labels, legal, columns,
+                                           min_reach, None)
+
+    def _node_rows(self, batch, i, decision, history, rnd, labels, legal, columns, min_reach, locked):
+        seat = decision.seat
+        reach = batch.reach_of(i, seat)
+        ev = batch.ev_mbb(i, seat)
+        probs = self.decision_strategy(decision)
+        is_draw = decision.kind == DRAW
+        for value in np.nonzero(reach >= min_reach)[0] if min_reach > 0 else range(self.n_states):
+            row = {"seat": SEAT_NAMES[seat], "history": history, "round": rnd,
+                   "kind": "draw" if is_draw else "bet", "class": int(value), "class_name": labels[value],
+                   "reach": float(reach[value]), "ev_mbb": float(ev[value])}
+            if locked is not None:
+                row["locked"] = bool(locked[value])
+            for column in columns:
+                row[column] = None
+            for a, label in enumerate(decision.labels):
+                if is_draw:
+                    if legal[value, a]:
+                        row[f"d{label}"] = float(probs[a, value])
+                else:
+                    row[label] = float(probs[a, value])
+            yield row
 
     def table_columns(self) -> list[str]:
         """The table's columns (``locked``, whether a lock fixes the row, in locked solves only)."""
