@@ -1038,8 +1038,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "another codec) again as a store read a chunk at a time: the same rows, its certificate kept")
     p.add_argument("--out", required=True, help="output directory of the compact strategy")
     p.add_argument("--codec", choices=("zlib", "lzma"), default="zlib",
-                   help="how each chunk is compressed (default zlib; lzma makes the cap-4 file 15%% smaller and "
-                   "reads four times slower)")
+                   help="how each chunk is compressed (default zlib; lzma makes the cap-4 chunks 15%% smaller and "
+                   "3.7 times slower to read)")
     p.add_argument("--min-reach", type=float, default=1e-7, metavar="P", action=_InRange, low=0.0, high=0.5,
                    help="drop rows a seat's own play reaches less often than this (default 1e-7; 0 keeps all)")
     p.add_argument("--part-mb", type=float, metavar="MB", action=_InRange, low=0.001, high=50.0,

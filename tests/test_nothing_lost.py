@@ -409,6 +409,12 @@ def _smaller(command: str) -> str:
                     words[at] = swap[words[at]]
     if any(w.startswith(("runs/triple-draw-cap4", "results/triple-draw-cap4")) for w in words) and "--hand" in words:
         words[words.index("--hand") + 1] = "As2h"  # the cap-4 stand-ins are a tiny triple draw: one of its hands
+    if words[:2] == ["badugi", "explore"] and not {"--out", "--prefix", "--max-round"} & set(words):
+        # a served page (a game whose tree is never built, or --serve): on any free port, a moment
+        if "--port" in words:
+            at = words.index("--port")
+            del words[at:at + 2]
+        words += ["--port", "0", "--stop-after", "2"]
     if words[:2] == ["badugi", "match"]:
         if "--hands" in words:
             words[words.index("--hands") + 1] = "2000"

@@ -80,8 +80,20 @@ def bench_review(strategy: Path, work: Path) -> dict:
     args = BADUGI + ["review", str(hands), "--summary"] + (["--strategy", str(strategy)] if strategy != DEFAULT else [])
     timed(args)
     result = timed(args)
+    # The belief behind the costs: each decision's effective number of distinct opponent hands.
+    subprocess.run(args + ["--json", str(work / "review.json"), "--force"], check=True, capture_output=True)
+    rows = json.loads((work / "review.json").read_text())["decisions"]
+    import numpy as np
+
+    ess = np.array([r["effective_samples"] for r in rows if r["effective_samples"] is not None])
+    rounds = {}
+    for r in rows:
+        if r["effective_samples"] is not None:
+            rounds.setdefault(r["round"], []).append(r["effective_samples"])
     return {"command": "badugi review pokerkit-1000.phhs --summary", "seconds": result["seconds"],
-            "peak_mib": result["peak_mib"], "decisions": _decisions(result["stdout"])}
+            "peak_mib": result["peak_mib"], "decisions": _decisions(result["stdout"]),
+            "effective_hands_median": float(np.median(ess)), "under_10": round(float((ess < 10).mean()), 4),
+            "median_by_round": {k: float(np.median(v)) for k, v in rounds.items()}}
 
 
 def _decisions(text: str) -> int:

@@ -859,6 +859,10 @@ def review_hands(histories: list[HandHistory], player: Player, game: MatchGame, 
         d = decisions[k]
         n_act = len(d.labels)
         d.probabilities = probs[k, :n_act].tolist()
+        played = probs[k, :n_act][probs[k, :n_act] > 0]
+        if len(played) >= 2 and np.all(played == played[0]):
+            d.flags.append("the solution's mix here is uniform: a row its own play never reaches (or its compact "
+                           "file dropped), so the cost is against an untested mix")
         if stats[k, 0] < 0:  # the solution's only action there, taken: 0, nothing sampled
             d.values, d.cost, d.samples, d.effective_samples = [float("nan")] * n_act, 0.0, 0, None
             continue

@@ -5,7 +5,7 @@ own play never reaches dropped) is read a piece at a time:
 
 - **chunks**: the slots in a fixed order, cut into runs of at most about
   :data:`CHUNK_BYTES` expanded bytes, each compressed on its own (``zlib`` by default, ``lzma``
-  smaller and four times slower to read). A chunk holds its rows' keep bits (packed, one per
+  15% smaller and 3.7 times slower to read). A chunk holds its rows' keep bits (packed, one per
   bucket row, slot-major) and then the kept rows' counts (all but each row's last action);
 - an **index** (one more compressed blob): where each chunk lies, its SHA-256, and the layout
   without its big arrays. A layout by recall rule keeps its slots in *key order*: the round, then
@@ -65,7 +65,7 @@ from .walker import in_threads, read_only
 
 STORE_VERSION = 4
 CODECS = ("zlib", "lzma")
-DEFAULT_CODEC = "zlib"        # 85 MB at cap 4 against lzma's 72, read four times faster (BENCHMARKS)
+DEFAULT_CODEC = "zlib"        # cap 4: 83.8 MB of chunks against lzma's 71.4, read 3.7 times faster (BENCHMARKS)
 CHUNK_BYTES = 2_000_000       # expanded bytes a chunk holds at most (whole slots; a slot bigger alone)
 DEFAULT_CACHE_MB = 256        # decoded chunks a reader keeps (about an eighth of them at cap 4)
 EXPAND_ENTRIES = 1 << 22      # entries expanded at a time when the whole strategy is
