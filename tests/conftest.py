@@ -1,5 +1,7 @@
 """Helpers shared by the test files (fixtures, so no test file imports another)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -50,3 +52,26 @@ def storage_policy():
     walks play it."""
     return lambda tree, layout, storage: _class_policy(
         tree, tree.config, lambda node: class_strategy(layout, storage, node))
+
+
+@pytest.fixture(scope="session")
+def tree_less_run(tmp_path_factory):
+    """solved(iterations) -> the run folder of a tiny triple draw with card buckets (3/4/3/2),
+    recall 1 and draw counts remembered, solved in its abstract game over a streamed tree (no
+    tree built); each count of iterations is solved once a session. Tests read these folders and
+    write elsewhere."""
+    from solver.cfr.solve import solve
+    from solver.game.config import load_preset
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
+                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
+    runs = {}
+
+    def solved(iterations: int):
+        if iterations not in runs:
+            directory = tmp_path_factory.mktemp(f"tree-less-{iterations}") / "run"
+            solve(config, iterations=iterations, out_dir=directory, streamed=True)
+            runs[iterations] = directory
+        return runs[iterations]
+
+    return solved

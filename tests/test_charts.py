@@ -4,7 +4,6 @@ bucket marked, titles wrapped evenly, pot / bet to call / whose turn on every si
 average pot of a game whose tree is never built too), and charts drawn again from a solve's
 tables equal to those drawn from its strategy."""
 
-import dataclasses
 import json
 import re
 import shutil
@@ -35,13 +34,9 @@ def solved(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def tree_less(tmp_path_factory):
+def tree_less(tree_less_run):
     """A tiny triple draw with card buckets (3/4/3/2), solved without building its tree."""
-    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
-                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
-    out = tmp_path_factory.mktemp("tree-less") / "run"
-    solve(config, iterations=30, out_dir=out, streamed=True)
-    return out
+    return tree_less_run(40)
 
 
 @pytest.fixture

@@ -2,10 +2,7 @@
 parts of bounded size, checked on reading, certified, and read by every command that reads a
 strategy."""
 
-import dataclasses
-import io
 import json
-import lzma
 
 import numpy as np
 import pytest
@@ -25,15 +22,9 @@ def _max_contribution(config) -> float:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tree_less_run):
     """A tiny triple draw solved in its abstract game over a streamed tree (no tree built)."""
-    from solver.cfr.solve import solve
-
-    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
-                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
-    directory = tmp_path_factory.mktemp("compact") / "run"
-    solve(config, iterations=60, out_dir=directory, streamed=True)
-    return directory
+    return tree_less_run(60)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,10 @@ from solver.cfr import checksums
 from solver.cfr.checksums import Checksum, checksum
 from solver.cfr.files import (CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, load_shard,
                               load_strategy_file, save_shard)
+from solver.arena.match import match_histories
+from solver.arena.phh import write_phhs
 from solver.cli import main
+from solver.game.config import load_preset
 
 
 def member_data(path: Path, name: str) -> tuple[int, np.dtype, tuple]:
@@ -102,6 +105,8 @@ def test_every_reader_of_a_strategy_refuses_a_damaged_one(run, damaged, tmp_path
     path = damaged / STRATEGY_NAME
     lock = tmp_path / "lock.toml"
     lock.write_text(f"[[lock]]\nseat = 'button'\nstrategy = '{damaged}'\n")
+    # Hands of the strategy's game, played by two baselines (a review checks its files first).
+    write_phhs(tmp_path / "hands.phhs", match_histories(load_preset("tiny-single-draw"), "rule", "random", 2))
     for argv in (["show", str(damaged), "--history", "ck/"],
                  ["show", str(damaged), "--history", "ck/", "--hand", "As2h"],
                  ["export", str(damaged), "--out", str(tmp_path / "table.csv")],
@@ -113,7 +118,7 @@ def test_every_reader_of_a_strategy_refuses_a_damaged_one(run, damaged, tmp_path
                  ["exploit", str(damaged), "--against", "station", "--out", str(tmp_path / "exploit")],
                  ["exploit", str(run), "--against", str(damaged), "--out", str(tmp_path / "exploit2")],
                  ["compact", str(damaged), "--out", str(tmp_path / "compact")],
-                 ["review", str(tmp_path / "none.phhs"), "--strategy", str(damaged)],
+                 ["review", str(tmp_path / "hands.phhs"), "--strategy", str(damaged)],
                  ["play", "--strategy", str(damaged), "--out", str(tmp_path / "hands")],
                  ["solve", "--preset", "tiny-single-draw", "--iterations", "2", "--lock", str(lock), "--out",
                   str(tmp_path / "locked"), "--quiet", "--no-charts"]):

@@ -181,18 +181,12 @@ def test_explorer_in_a_browser_names_seats_and_greys_groups_never_there(solved, 
 
 
 @pytest.fixture(scope="module")
-def stored(tmp_path_factory):
+def stored(tree_less_run, tmp_path_factory):
     """A tiny triple draw solved without its tree, as a compact strategy stored in chunks."""
-    import dataclasses
-
     from solver.tables.compact import make_compact
 
-    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
-                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
-    run = tmp_path_factory.mktemp("served") / "run"
-    solve(config, iterations=40, out_dir=run, streamed=True)
-    out = run.parent / "compact"
-    make_compact(run, out, min_reach=1e-5)
+    out = tmp_path_factory.mktemp("served") / "compact"
+    make_compact(tree_less_run(40), out, min_reach=1e-5)
     return out
 
 

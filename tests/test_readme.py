@@ -180,3 +180,23 @@ def test_the_committed_compact_strategy_is_described_as_it_is():
     assert _printed(manifest["certificate"]["exploitability_mbb"], certified.group(1))
     table = re.search(r"results/triple-draw-cap4/compact`\) \| [\d.]+ GB \| ([\d.]+) MB", README)
     assert _printed(manifest["bytes"] / 1e6, table.group(1))
+
+
+def test_the_laptop_table_quotes_the_study_benchmark():
+    """The README's "Study it on a laptop" figures are those scripts/bench/study_anywhere.py last
+    wrote to results/benchmarks/study_anywhere.json (they go stale when it is run again)."""
+    bench = json.loads((RESULTS / "benchmarks" / "study_anywhere.json").read_text())
+    table = README[README.index("**Study it on a laptop.**"):README.index("So a laptop of 4 GB")]
+    rows = re.findall(r"^\| (.+?) \| ([\d.]+) s[^|]* \| (\d+) MiB \|$", table, re.M)
+    measured = [bench["show"]["first decision"], bench["show"]["last round"], bench["show"]["second round"],
+                bench["play"], bench["review"], bench["match"],
+                {"seconds": bench["explorer"]["first_decision_seconds"],
+                 "peak_mib": bench["explorer"]["server_peak_mib"]}]
+    assert len(rows) == len(measured)
+    for (what, seconds, mib), figures in zip(rows, measured):
+        assert _printed(figures["seconds"], seconds) and _printed(figures["peak_mib"], mib), (what, figures)
+    assert f"{bench['review']['decisions']:,} decisions" in table
+    pair = re.search(r"side by side here: (\d+) and (\d+) MiB", README)
+    assert [_printed(v, t) for v, t in zip(bench["pair"]["peak_mib"], pair.groups())] == [True, True]
+    reviewed = re.search(r"decisions are reviewed in ([\d.]+) s in all", README)
+    assert _printed(bench["review"]["seconds"], reviewed.group(1))

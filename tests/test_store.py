@@ -2,7 +2,6 @@
 answer the same bits as the whole-file reader's, on small games' compact files; damage refused
 in one line naming the part; files of earlier formats still read, and converted."""
 
-import dataclasses
 import hashlib
 import io
 import json
@@ -26,15 +25,9 @@ from solver.tables.strategy import Strategy, load_strategy
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tree_less_run):
     """A tiny triple draw solved in its abstract game over a streamed tree (no tree built)."""
-    from solver.cfr.solve import solve
-
-    config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0),
-                                 buckets=(3, 4, 3, 2), recall=1, remember_draws=True)
-    directory = tmp_path_factory.mktemp("store") / "run"
-    solve(config, iterations=40, out_dir=directory, streamed=True)
-    return directory
+    return tree_less_run(40)
 
 
 @pytest.fixture(scope="module")

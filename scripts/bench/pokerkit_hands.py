@@ -19,7 +19,6 @@ from pathlib import Path
 
 
 def make_hands(count: int, seed: int) -> list[str]:
-    import pokerkit
     from pokerkit import Automation, FixedLimitBadugi, HandHistory
 
     rng = random.Random(seed)

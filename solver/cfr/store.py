@@ -39,7 +39,6 @@ import tomllib
 import zipfile
 import zlib
 from collections import OrderedDict, namedtuple
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -51,14 +50,14 @@ from numba import njit
 from abstractions.files import atomic_write
 
 from ..game.config import ConfigError, GameConfig
-from ..game.layout import (NO_LOCKS, RULE_PREFIX, LayoutArrays, LayoutError, RecallRule, RuleArrays, StrategyLayout,
-                           key_code, phase_tables, slot_offsets)
+from ..game.layout import (RULE_PREFIX, LayoutError, RecallRule, RuleArrays, StrategyLayout, key_code, phase_tables,
+                           slot_offsets)
 from ..game.rounds import RoundTemplates
 from ..game.setup import GameSetup
 from ..game.tree import DRAW, PublicTree
 from .compact_file import (COMPACT_NAME, COUNT_TYPES, expand_rows, read_compact as read_compact_v3, read_manifest,
                            row_offsets, write_manifest)
-from .files import LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
+from .files import STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, load_strategy_file
 from .kernels import average_slots, borrowed
 from .streamed import index_runs
 from .walker import in_threads, read_only

@@ -33,7 +33,7 @@ from ..game.tree import BET, DRAW, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
 from .streamed import WalkSummary
-from .walker import (NO_STORAGE, Exploitability, action_columns, draw_tables, in_threads, read_only, slot_strategy,
+from .walker import (NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, in_threads, read_only, slot_strategy,
                      tree_arrays)
 
 
@@ -273,8 +273,6 @@ class StoreWalks:
         """``(cut, stats)`` batches as :meth:`solver.cfr.streamed.StreamedWalker.node_stats` makes
         them: trunk nodes from two walks of the whole tree, each cut's shape nodes from two walks
         of its subtree from the reach the first round's collecting walk brings it."""
-        from .walker import NodeStats
-
         n = self.n_states
         if trunk_nodes is not None and len(trunk_nodes):
             index = np.full(self.trunk.n_nodes, -1, np.int64)

@@ -28,25 +28,19 @@ take both.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
-import lzma
 import time
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from abstractions.files import atomic_write
-
 from ..cfr.compact_file import (CHUNK_ENTRIES, COMPACT_KIND, COUNT_TYPES, DEFAULT_MIN_REACH, PART_BYTES, read_manifest,
                                 read_rows, row_offsets, write_manifest)
 from ..cfr.store import DEFAULT_CODEC, STORE_VERSION, CompactStore, append_blob, read_compact, write_store
 from ..cfr.store_walks import StoreWalks
-from ..cfr.files import CHECKPOINT_NAME, LAYOUT_PREFIX, STRATEGY_NAME, TREE_PREFIX, CheckpointError, StrategyFile, \
-    load_checkpoint, load_strategy_file
-from ..game.layout import RULE_PREFIX, StrategyLayout, code_steps
+from ..cfr.files import CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, StrategyFile, load_checkpoint, load_strategy_file
+from ..game.layout import StrategyLayout
 from .spots import spot_tables
 from .strategy import find_decision
 from .threshold import check_threshold, threshold_rows

@@ -39,11 +39,13 @@ from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 
 from ..cfr.store import CompactStore, is_store, read_strategy
+from ..cfr.store_walks import LayoutRows
 from ..cfr.files import STRATEGY_NAME, CheckpointError
 from ..cfr.walker import NodeStats, Walker, class_strategy, slot_strategy
 from ..game.layout import StrategyLayout, key_slot
 from ..game.rounds import RoundTemplates, locate
 from ..game.tree import BET, BET_LABELS, DRAW, SEAT_NAMES
+from .spots import SpotEngine, tree_spot
 
 BET_COLUMNS = list(BET_LABELS)
 
@@ -169,8 +171,6 @@ class Strategy:
     def walks(self):
         """Whole-tree walks of a stored strategy read a subtree at a time
         (:class:`solver.cfr.store_walks.StoreWalks`): its certificate, its charts' summary."""
-        from ..cfr.store_walks import StoreWalks
-
         if self.store is None:
             raise ValueError("walks a subtree at a time read a compact strategy stored in chunks")
         return self.spots.walks
@@ -180,9 +180,6 @@ class Strategy:
         """The numbers of one spot of a game whose tree is never built
         (:class:`solver.tables.spots.SpotEngine`): a store's from its chunks and spot tables; a
         strategy file's from its rows (a first-round spot: two walks of the whole tree, once)."""
-        from ..cfr.store_walks import LayoutRows
-        from .spots import SpotEngine
-
         if self.store is not None:
             return SpotEngine(self.store)
         if self.tree is not None:
@@ -194,8 +191,6 @@ class Strategy:
         mix, both seats' reach and values, the acting seat's value of each action. ValueError if
         the history is not a decision."""
         if self.tree is not None:
-            from .spots import tree_spot
-
             return tree_spot(self, history)
         return self.spots.spot(history)
 
