@@ -41,7 +41,7 @@ examples:
 """
 
 
-COMPILE_SECONDS = 10       # cold compile of the solver's kernels on this project's 2-core machine
+COMPILE_SECONDS = 15       # cold compile of the solver's kernels on this project's 2-core machine
 DEFAULT_TARGET_MBB = 0.1
 DEFAULT_TIME_LIMIT = 3600.0
 SOLVE_EXAMPLES = f"""\
