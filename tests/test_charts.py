@@ -273,11 +273,11 @@ def test_betting_charts_measure_reach_on_one_scale(figures, tmp_path):
 
 
 def test_rows_are_left_out_exactly_as_the_readme_says(figures, tmp_path):
-    """README: "A group that reaches none of the chart's situations once in a million hands is
+    """docs/charts.md: "A group that reaches none of the chart's situations once in a million hands is
     left out." A betting chart's rows are its own seat's (a row the other seat's chart needs is
     not drawn empty here), reach 8.9e-7 is out and 1e-6 in; a cell under the threshold in a row
     drawn is blank."""
-    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).resolve().parent.parent / "docs" / "charts.md").read_text().split())
     assert "A group that reaches none of the chart's situations once in a million hands is left out." in readme
     assert charts.MIN_GROUP_REACH == 1e-6
     labels = ["2-card A", "2-card 2", "1-card A"]
@@ -557,14 +557,14 @@ def test_the_tables_write_the_charts_and_tables_badugi_plot_writes(solved, tmp_p
 
 
 def test_no_chart_is_drawn_in_the_cli():
-    """cli.py handles arguments and prints: no function of it draws a chart, and of the chart
-    module it uses only write_charts (and constants)."""
+    """The commands (solver/commands.py) handle arguments and print: no function of them draws a
+    chart, and of the chart module they use only write_charts (and constants)."""
     import ast
     from pathlib import Path
 
-    import solver.cli
+    import solver.commands
 
-    tree = ast.parse(Path(solver.cli.__file__).read_text())
+    tree = ast.parse(Path(solver.commands.__file__).read_text())
     defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     assert "cmd_plot" in defined  # the scan reads the real module
     assert [name for name in defined if "chart" in name.lower()] == []

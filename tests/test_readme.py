@@ -18,6 +18,9 @@ from solver.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+# The whole guide: the README and the chapters it links in docs/ (figures and examples are tested wherever they are).
+DOCS = {path.name: path.read_text() for path in sorted((ROOT / "docs").glob("*.md"))}
+GUIDE = "\n".join([README, *DOCS.values()])
 RESULTS = ROOT / "results"
 PRESET_RESULTS = {"single-draw": "single-draw", "double-draw": "double-draw",
                   "triple-draw-bucketed": "triple-draw-cap1", "triple-draw": "triple-draw-cap4"}
@@ -36,7 +39,7 @@ def _printed(value: float, text: str) -> bool:
 def test_the_python_example_prints_what_it_shows(tmp_path, monkeypatch):
     """Every ``>>>`` line of the README runs on what ``badugi solve`` writes, printing what the
     README shows."""
-    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE, re.S)
     assert blocks and all(">>>" in block for block in blocks)
     monkeypatch.chdir(tmp_path)
     assert main(["solve", "--quiet", "--no-charts"]) == 0  # the README's main command: runs/single-draw
@@ -134,12 +137,12 @@ def test_algorithms_are_described_once():
 
 @pytest.mark.parametrize("claim", ["solved with `dcfr`", "15.1 GiB", "export never overwrites"])
 def test_stale_claims_are_gone(claim):
-    assert claim not in README
+    assert claim not in GUIDE
 
 
 def test_the_worked_opponent_examples_quote_results_opponents():
     """Every figure of the README's worked examples is one results/opponents/README.md shows."""
-    block = README[README.index("Worked examples, single draw"):README.index("## Scale")]
+    block = DOCS["locking.md"][DOCS["locking.md"].index("Worked examples, single draw"):]
     study = (RESULTS / "opponents" / "README.md").read_text()
     figures = re.findall(r"[+]?\d[\d,]*\.\d+(?: ± \d+\.\d+)?|\b\d,\d{3}\b|\b\d{3}\b(?= and)", block)
     assert len(figures) >= 15
@@ -161,32 +164,32 @@ def test_the_readme_opens_with_what_a_user_gets():
     anchors = re.findall(r"\]\(#([\w-]+)\)", README[README.index("## Contents"):README.index("## What it computes")])
     headings = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
                 for h in re.findall(r"^#{2,3} (.*)$", README, re.M)}
-    assert {"solve", "study", "play", "scale", "reference"} <= set(anchors) and set(anchors) <= headings
+    assert {"solve", "study", "play", "more"} <= set(anchors) and set(anchors) <= headings
 
 
 def test_the_committed_compact_strategy_is_described_as_it_is():
-    """The README's figures of results/triple-draw-cap4/compact are its manifest's: its size, its
+    """The guide's figures of results/triple-draw-cap4/compact are its manifest's: its size, its
     chunks and parts, its rows, its certificate (they go stale when the file is written again)."""
     manifest = json.loads((RESULTS / "triple-draw-cap4" / "compact" / "compact.json").read_text())
     sentence = re.search(r"committed\*\* in `results/triple-draw-cap4/compact/` \((\w+) parts, ([\d.]+) MB,\s+a store "
-                         r"of (\d+) chunks", README)
+                         r"of (\d+) chunks", GUIDE)
     assert sentence, "the README no longer describes the committed compact strategy"
     parts, megabytes, chunks = sentence.groups()
     assert {"two": 2, "three": 3}[parts] == len(manifest["parts"])
     assert _printed(manifest["bytes"] / 1e6, megabytes) and int(chunks) == manifest["chunks"]
-    rows = re.search(r"([\d.]+) million of its ([\d.]+) million\s+rows", README)
+    rows = re.search(r"([\d.]+) million of its ([\d.]+) million\s+rows", GUIDE)
     assert _printed(manifest["rows_kept"] / 1e6, rows.group(1)) and _printed(manifest["rows"] / 1e6, rows.group(2))
-    certified = re.search(r"\*\*certified ([\d.]+) mbb/hand\*\* at full resolution", README)
+    certified = re.search(r"\*\*certified ([\d.]+) mbb/hand\*\* at full resolution", GUIDE)
     assert _printed(manifest["certificate"]["exploitability_mbb"], certified.group(1))
-    table = re.search(r"results/triple-draw-cap4/compact`\) \| [\d.]+ GB \| ([\d.]+) MB", README)
+    table = re.search(r"results/triple-draw-cap4/compact`\) \| [\d.]+ GB \| ([\d.]+) MB", GUIDE)
     assert _printed(manifest["bytes"] / 1e6, table.group(1))
 
 
 def test_the_laptop_table_quotes_the_study_benchmark():
-    """The README's "Study it on a laptop" figures are those scripts/bench/study_anywhere.py last
+    """The guide's "Study it on a laptop" figures are those scripts/bench/study_anywhere.py last
     wrote to results/benchmarks/study_anywhere.json (they go stale when it is run again)."""
     bench = json.loads((RESULTS / "benchmarks" / "study_anywhere.json").read_text())
-    table = README[README.index("**Study it on a laptop.**"):README.index("So a laptop of 4 GB")]
+    table = GUIDE[GUIDE.index("**Study it on a laptop.**"):GUIDE.index("So a laptop of 4 GB")]
     rows = re.findall(r"^\| (.+?) \| ([\d.]+) s[^|]* \| (\d+) MiB \|$", table, re.M)
     measured = [bench["show"]["first decision"], bench["show"]["last round"], bench["show"]["second round"],
                 bench["play"], bench["review"], bench["match"],
@@ -196,7 +199,37 @@ def test_the_laptop_table_quotes_the_study_benchmark():
     for (what, seconds, mib), figures in zip(rows, measured):
         assert _printed(figures["seconds"], seconds) and _printed(figures["peak_mib"], mib), (what, figures)
     assert f"{bench['review']['decisions']:,} decisions" in table
-    pair = re.search(r"side by side here: (\d+) and (\d+) MiB", README)
+    pair = re.search(r"side by side here: (\d+) and (\d+) MiB", GUIDE)
     assert [_printed(v, t) for v, t in zip(bench["pair"]["peak_mib"], pair.groups())] == [True, True]
-    reviewed = re.search(r"decisions are reviewed in ([\d.]+) s in all", README)
+    reviewed = re.search(r"decisions are reviewed in ([\d.]+) s in all", GUIDE)
     assert _printed(bench["review"]["seconds"], reviewed.group(1))
+
+
+def _slug(heading: str) -> str:
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_the_readme_is_a_guide_and_docs_hold_the_rest():
+    """README.md at most 600 lines; every chapter of docs/ is linked from it."""
+    assert len(README.splitlines()) <= 600
+    for name in DOCS:
+        assert f"(docs/{name})" in README, f"docs/{name} is not linked from the README"
+
+
+def test_every_link_of_the_guide_leads_somewhere():
+    """Every relative link of README.md and docs/*.md names a file that exists, and an anchor
+    that is one of its headings."""
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (page.parent / path).resolve() if path else page
+            if not file.exists():
+                broken.append(f"{page.name}: {target}")
+            elif anchor and file.suffix == ".md" and anchor not in {
+                    _slug(h) for h in re.findall(r"^#{1,6} (.*)$", file.read_text(), re.M)}:
+                broken.append(f"{page.name}: {target}")
+    assert broken == []
+
