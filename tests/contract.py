@@ -159,8 +159,8 @@ def main(argv: list[str]) -> None:
     if "--ray" in argv:
         import ray
 
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-        out.update({"ray " + name: on_ray(name, "auto") for name in RAY_CASES})
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+        out.update({"ray " + name: on_ray(name, "local") for name in RAY_CASES})
         ray.shutdown()
     json.dump(out, sys.stdout, indent=1)
     print()

@@ -16,7 +16,8 @@ import pytest
 from abstractions.cards import FULL_DECK, Deck, format_cards, format_hands, parse_cards, parse_hands
 from abstractions.evaluator import get_evaluator
 from abstractions.files import atomic_write
-from solver.cli import EVAL_ERRORS_NAMED, main
+from solver.cli import main
+from solver.commands import EVAL_ERRORS_NAMED
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,7 +11,8 @@ from solver.cfr.files import CheckpointError
 from solver.cfr.walker import normalised_slots
 from solver.cli import main
 from solver.game.config import load_preset
-from solver.cfr.store import CompactStore, key_order, read_compact
+from solver.cfr.store import CompactStore, read_compact
+from solver.cfr.store_slots import key_order
 from solver.tables import compact
 from solver.tables.strategy import load_strategy
 

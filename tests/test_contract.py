@@ -69,8 +69,8 @@ def ray_address():
         pytest.skip("Ray is not installed (pip install -e '.[ray]')")
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    yield "auto"
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    yield "local"
     ray.shutdown()
 
 

@@ -20,7 +20,7 @@ from solver.cfr.abstract import AbstractEngine
 from solver.cfr.algorithms import ALGORITHMS, Algorithm, algorithm_help, algorithm_names, algorithm_table
 from solver.cfr.distributed import RayEngine
 from solver.cfr.engine import Engine, Schedule
-from solver.cfr.files import CheckpointError, load_checkpoint, save_checkpoint
+from solver.cfr.files import Checkpoint, CheckpointError, load_checkpoint
 from solver.cfr.kernels import make_discount
 from solver.cfr.locks import LockError
 from solver.cfr.protocol import PROTOCOL_ATTRIBUTES, PROTOCOL_METHODS, SolverEngine
@@ -92,9 +92,8 @@ def test_the_solve_loop_never_asks_which_engine_it_has():
 
 def _checkpoint(engine, path: Path) -> Path:
     state = engine.checkpoint_state(path)
-    save_checkpoint(path, engine.config, engine.algorithm, engine.iteration, 1.0, np.zeros((0, 3)), state.regret,
-                    state.strat_sum, engine.layout.row_of, shards=state.shards, scales=state.scales,
-                    row_scales=state.row_scales)
+    Checkpoint(engine.config, engine.algorithm, engine.iteration, 1.0, np.zeros((0, 3)), state,
+               engine.layout.row_of).save(path)
     return path
 
 

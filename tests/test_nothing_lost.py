@@ -30,7 +30,8 @@ import solver.cfr.solve as solve_module
 from abstractions.cards import format_cards
 from solver.cfr.files import CHECKPOINT_NAME, STRATEGY_NAME, load_checkpoint
 from solver.cfr.solve import solve
-from solver.cli import build_parser, kernels_cached, main
+from solver.cli import build_parser, main
+from solver.commands import kernels_cached
 from solver.game.config import ConfigError, GameConfig, _parse_toml, load_preset, preset_names
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +56,7 @@ def one_go(tmp_path_factory):
     runs = {}
     for algorithm in ("dcfr", "cfr"):
         out = tmp_path_factory.mktemp(f"one-go-{algorithm}")
-        solve(load_preset("tiny-double-draw"), algorithm, iterations=ITERATIONS, out_dir=out)
+        solve(load_preset("tiny-double-draw"), algorithm=algorithm, iterations=ITERATIONS, out_dir=out)
         runs[algorithm] = (out / STRATEGY_NAME).read_bytes()
     return runs
 
@@ -108,11 +109,11 @@ def test_a_stop_at_any_moment_then_resume_is_the_run_done_in_one_go(one_go, tmp_
             # Checks (and so passes and checkpoints) every 4 iterations, not by the clock: the
             # call interrupted is mid-run however slow the machine (a pass sized by time could
             # make the second checkpoint the last one, written after the handler is given back).
-            solve(config, algorithm, iterations=ITERATIONS, out_dir=out, check_every=4)
+            solve(config, algorithm=algorithm, iterations=ITERATIONS, out_dir=out, check_every=4)
     stopped_at = int(load_checkpoint(out / CHECKPOINT_NAME)["iteration"])
     assert 1 <= stopped_at <= ITERATIONS
     assert signal.getsignal(signal.SIGINT) is handler  # the handler is given back
-    solve(config, algorithm, iterations=ITERATIONS, out_dir=out, resume=True)
+    solve(config, algorithm=algorithm, iterations=ITERATIONS, out_dir=out, resume=True)
     assert (out / STRATEGY_NAME).read_bytes() == one_go[algorithm]
 
 
@@ -335,13 +336,13 @@ def test_9_more_buckets_than_classes_and_odd_hands_are_not_silent(capsys):
 
 
 def test_10_a_first_solve_says_it_is_compiling(tmp_path, monkeypatch, capsys):
-    probe = "from solver.cli import kernels_cached; print(kernels_cached())"
+    probe = "from solver.commands import kernels_cached; print(kernels_cached())"
     cold = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")})
     assert cold.stdout.strip() == "False", cold.stderr
     solve(load_preset("tiny-no-draw"), iterations=1)  # compiled and cached by now
     assert kernels_cached()
-    monkeypatch.setattr("solver.cli.kernels_cached", lambda: False)
+    monkeypatch.setattr("solver.commands.kernels_cached", lambda: False)
     assert main(["solve", "--preset", "tiny-no-draw", "--iterations", "2", "--out", str(tmp_path / "r"),
                  "--no-charts"]) == 0
     # Nothing compiled (the kernels are in the cache after all): nothing said about compiling.
@@ -425,7 +426,8 @@ def _smaller(command: str) -> str:
 
 
 def _readme_examples() -> list[str]:
-    text = (ROOT / "README.md").read_text()
+    """Every command of the README and of the guide's chapters in docs/."""
+    text = "\n".join(path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
     commands = []
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         for line in block.splitlines():

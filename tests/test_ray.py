@@ -187,7 +187,7 @@ def test_a_locked_game_on_actors_is_the_one_process_locked_solve(cluster, tmp_pa
 def test_a_failing_actor_call_is_an_error_not_a_lost_actor(cluster):
     """A call an actor raises on is a one-line RayError (the solve stops: run again it would fail
     again); only an actor that died is ActorLost (replaced from the checkpoint)."""
-    from solver.cfr.distributed import ActorLost, ray_results
+    from solver.cfr.actors import ActorLost, ray_results
 
     engine = RayEngine(load_preset("tiny-single-draw"), address=cluster, actors=2, actor_cpus=0.5)
     try:
@@ -326,9 +326,9 @@ def test_streamed_actors_are_dealt_by_measured_cost(cluster, monkeypatch):
 def test_streamed_actors_use_the_memory_planned(cluster, tmp_path, game):
     """Each streamed actor's peak resident memory, over a solve that writes its checkpoint and
     strategy file (the storage gathered piece by piece), is within 20% of the plan's figure
-    (solver.cfr.streamed_ray.plan_actors, what `badugi plan --machines` prints). The plan is of
+    (solver.cfr.planning.plan_actors, what `badugi plan --machines` prints). The plan is of
     actors whose walks are compiled already (Numba's cache): a first solve compiles them."""
-    from solver.cfr.streamed_ray import game_parts, plan_actors
+    from solver.cfr.planning import game_parts, plan_actors
     from solver.game.setup import GameSetup
 
     config = _tiny_triple() if game == "full" else dataclasses.replace(_tiny_recall(), storage_bits=16)
@@ -348,7 +348,7 @@ def test_a_game_one_actor_cannot_hold_solves_on_four(cluster, tmp_path):
     """Actors that ask Ray for less memory (its memory resource) than one actor of the whole game
     needs: one actor is refused in one line, naming the fewest that fit; four solve it, the
     one-process run bit for bit; a limit the cluster's nodes (2 GiB each) cannot place is refused."""
-    from solver.cfr.streamed_ray import game_parts, plan_actors
+    from solver.cfr.planning import game_parts, plan_actors
     from solver.game.setup import GameSetup
 
     setup = GameSetup(_tiny_triple(), streamed=True)

@@ -125,7 +125,6 @@ def _discounted_pruned_iterations(engine, n):
     """The pruned iterations the plain way: every entry of both seats' sums and of the walking
     seat's regrets discounted by a pass, then a pruned walk that only adds."""
     from solver.cfr import kernels
-    from solver.cfr.engine import discounted_update
 
     layout = engine.layout
     for t in range(engine.iteration + 1, engine.iteration + n + 1):
@@ -134,9 +133,12 @@ def _discounted_pruned_iterations(engine, n):
             kernels.discount_seat(engine.strat_sum, layout.slot_offset, layout.slot_seat, seat, d.sum_scale,
                                   d.sum_scale, False)
         for seat in (0, 1):
-            with discounted_update(layout, engine.regret, None, (seat,), d) as adding:
-                engine.walker.walk(seat, kernels.UPDATE_PRUNED, engine.regret, adding, engine.regret,
-                                   engine.strat_sum)
+            kernels.discount_seat(engine.regret, layout.slot_offset, layout.slot_seat, seat, d.pos_scale,
+                                  d.neg_scale, False)
+            engine.walker.walk(seat, kernels.UPDATE_PRUNED, engine.regret, kernels.make_discount(
+                sum_weight=d.sum_weight), engine.regret, engine.strat_sum)
+            if d.floor > 0.0:
+                kernels.discount_seat(engine.regret, layout.slot_offset, layout.slot_seat, seat, 1.0, 1.0, True)
         engine.iteration = t
 
 
@@ -355,14 +357,15 @@ def test_a_pruned_solve_keeps_its_scales_in_the_checkpoint_and_refuses_damaged_o
 def test_a_checkpoint_of_walks_of_every_entry_resumes_pruned(tmp_path):
     """A checkpoint without scales (format 2, or walks that discount every entry) holds true
     regrets and sums: a pruned engine takes them with factors of 1 and goes on converging."""
-    from solver.cfr.files import save_checkpoint
+    from solver.cfr.files import Checkpoint, CheckpointState
 
     cfg = load_preset("tiny-double-draw")
     plain = Engine(cfg, pruned=False)
     plain.run_iterations(20)
     before = plain.exploitability().exploitability_mbb
-    save_checkpoint(tmp_path / CHECKPOINT_NAME, cfg, "dcfr-ramp", 20, 1.0, np.zeros((0, 3)), plain.regret.copy(),
-                    plain.strat_sum.copy(), plain.layout.row_of)
+    Checkpoint(cfg, "dcfr-ramp", 20, 1.0, np.zeros((0, 3)),
+               CheckpointState(plain.regret.copy(), plain.strat_sum.copy(), [], None),
+               plain.layout.row_of).save(tmp_path / CHECKPOINT_NAME)
     resumed = solve(cfg, iterations=300, out_dir=tmp_path, resume=True)
     assert resumed.engine.scales is not None and resumed.iterations == 300
     assert resumed.exploitability.exploitability_mbb < before / 5
@@ -373,9 +376,9 @@ def test_resume_refuses_other_config_and_damage(tmp_path):
     with pytest.raises(CheckpointError, match="not single-draw"):
         solve(load_preset("tiny-single-draw"), iterations=10, out_dir=tmp_path, resume=True)
     with pytest.raises(CheckpointError, match=r"made with dcfr-ramp, not cfr\+"):
-        solve(load_preset("tiny-no-draw"), "cfr+", iterations=10, out_dir=tmp_path, resume=True)
+        solve(load_preset("tiny-no-draw"), algorithm="cfr+", iterations=10, out_dir=tmp_path, resume=True)
     # Without a named algorithm, a resume takes the checkpoint's (a run made before the default changed).
-    solve(load_preset("tiny-no-draw"), "cfr", iterations=3, out_dir=tmp_path / "old")
+    solve(load_preset("tiny-no-draw"), algorithm="cfr", iterations=3, out_dir=tmp_path / "old")
     assert solve(load_preset("tiny-no-draw"), iterations=6, out_dir=tmp_path / "old",
                  resume=True).engine.algorithm == "cfr"
     checkpoint = tmp_path / CHECKPOINT_NAME
@@ -501,16 +504,16 @@ def test_terminal_values_match_brute_force(seat, n):
     reach[1, 1 - seat] = opp_reach
     out = np.full((1, 3, n), np.nan)
     contrib = np.array([3.0, 3.0])
-    kernels._terminal_value(kernels.SHOWDOWN, contrib[seat], reach, 1, 1 - seat, out, 0, 2, n)
+    kernels.terminal_value(kernels.SHOWDOWN, contrib[seat], reach, 1, 1 - seat, out, 0, 2, n)
     showdown = out[0, 2]
     # Value classes are ordered by strength, 0 best: lower index wins, equal ties.
     brute = np.array([sum(r * 3.0 * np.sign(t - s) for t, r in enumerate(opp_reach)) for s in range(n)])
     assert np.allclose(showdown, brute)
     contrib = np.array([2.0, 4.0])
-    kernels._terminal_value(kernels.FOLD, -contrib[seat], reach, 1, 1 - seat, out, 0, 1, n)  # the traverser folds
+    kernels.terminal_value(kernels.FOLD, -contrib[seat], reach, 1, 1 - seat, out, 0, 1, n)  # the traverser folds
     fold = out[0, 1]
     assert np.allclose(fold, -contrib[seat] * opp_reach.sum())
-    kernels._terminal_value(kernels.FOLD, contrib[1 - seat], reach, 1, 1 - seat, out, 0, 1, n)  # the opponent folds
+    kernels.terminal_value(kernels.FOLD, contrib[1 - seat], reach, 1, 1 - seat, out, 0, 1, n)  # the opponent folds
     assert np.allclose(fold, contrib[1 - seat] * opp_reach.sum())
 
 
@@ -574,8 +577,9 @@ def test_cluster_plan_counts_what_streamed_actors_hold(game):
     actors find (GroupsActor, run here in-process), whole groups covering every subtree once; the
     storage is the layout's, the network traffic its cuts' vectors, and the fewest machines of a
     size is the first count whose largest actor fits."""
-    from solver.cfr.distributed import RayError, cluster_plan
-    from solver.cfr.streamed_ray import GroupsActor, game_parts, plan_actors, smallest_cluster
+    from solver.cfr.actors import RayError
+    from solver.cfr.planning import cluster_plan, game_parts, plan_actors, smallest_cluster
+    from solver.cfr.streamed_ray import GroupsActor
     from solver.game.setup import GameSetup
 
     config = dataclasses.replace(load_preset("tiny-double-draw"), draws=3, bets=(1.0, 1.0, 2.0, 2.0))

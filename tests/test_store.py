@@ -14,8 +14,10 @@ import pytest
 from solver.cfr import store as store_module
 from solver.cfr.compact_file import read_compact as read_compact_v3, row_offsets, write_manifest
 from solver.cfr.files import CheckpointError, load_strategy_file
-from solver.cfr.store import CompactStore, key_order, read_compact, stored_row
-from solver.cfr.streamed import StreamedWalker, index_runs
+from solver.cfr.store import CompactStore, read_compact, stored_row
+from solver.cfr.store_slots import key_order
+from solver.cfr.shards import index_runs
+from solver.cfr.streamed import StreamedWalker
 from solver.cfr.walker import slot_strategy
 from solver.game.config import load_preset
 from solver.game.layout import code_steps

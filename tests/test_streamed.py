@@ -681,22 +681,24 @@ def test_a_warm_start_copies_each_buckets_regrets_from_the_coarse_bucket_of_most
     warm_start(same, tmp_path / "coarse")
     assert np.array_equal(same.regret, solved.engine.regret)
     # It reads the regrets only (the sums, as big, are never used), so it checks them itself.
-    from solver.cfr.files import CHECKPOINT_NAME, CheckpointError, load_checkpoint, save_checkpoint
+    from solver.cfr.files import CHECKPOINT_NAME, Checkpoint, CheckpointError, CheckpointState, load_checkpoint
     full = load_checkpoint(tmp_path / "coarse" / CHECKPOINT_NAME)
     part = load_checkpoint(tmp_path / "coarse" / CHECKPOINT_NAME, regrets_only=True)
     assert part["strat_sum"] is None and np.array_equal(part["regret"], full["regret"])
     damaged = full["regret"].copy()
     damaged[len(damaged) // 2] = np.nan
     (tmp_path / "nan").mkdir()
-    save_checkpoint(tmp_path / "nan" / CHECKPOINT_NAME, full["config"], str(full["algorithm"]),
-                    int(full["iteration"]), float(full["seconds"]), full["convergence"], damaged, full["strat_sum"],
-                    full["row_of"], scales=full["scales"])
+
+    def written(regret, warm_start=""):
+        Checkpoint(full["config"], str(full["algorithm"]), int(full["iteration"]), float(full["seconds"]),
+                   full["convergence"], CheckpointState(regret, full["strat_sum"], [], full["scales"]), full["row_of"],
+                   warm_start=warm_start).save(tmp_path / "nan" / CHECKPOINT_NAME)
+
+    written(damaged)
     with pytest.raises(CheckpointError, match="non-finite regrets"):
         warm_start(AbstractEngine(fine), tmp_path / "nan")
     for record in ("{not json", '["a list"]'):
-        save_checkpoint(tmp_path / "nan" / CHECKPOINT_NAME, full["config"], str(full["algorithm"]),
-                        int(full["iteration"]), float(full["seconds"]), full["convergence"], full["regret"],
-                        full["strat_sum"], full["row_of"], scales=full["scales"], warm_start=record)
+        written(full["regret"], record)
         with pytest.raises(CheckpointError, match="warm-start record is not the JSON"):
             load_checkpoint(tmp_path / "nan" / CHECKPOINT_NAME)
 

@@ -4,8 +4,9 @@ runtime are in tests/test_ray.py."""
 import numpy as np
 import pytest
 
-from solver.cfr.distributed import RayError
-from solver.cfr.streamed_ray import local_pieces, owned_groups
+from solver.cfr.actors import RayError
+from solver.cfr.planning import owned_groups
+from solver.cfr.streamed_ray import local_pieces
 
 
 @pytest.mark.parametrize("most", [1, 5, 37, 10 ** 6])

@@ -54,10 +54,17 @@ def test_solve_asks_no_engine_what_it_is():
     assert asked == []
 
 
-def test_charts_are_written_by_the_tables_package():
-    tree = ast.parse((ROOT / "solver/cli.py").read_text())
+@pytest.mark.parametrize("module", ["solver/cli.py", "solver/commands.py"])
+def test_charts_are_written_by_the_tables_package(module):
+    tree = ast.parse((ROOT / module).read_text())
     defined = [node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and "chart" in node.name]
     assert defined == []
+
+
+def test_no_module_is_over_800_lines():
+    long = {path.relative_to(ROOT).as_posix(): n for path in _modules()
+            if (n := len(path.read_text().splitlines())) > 800}
+    assert long == {}
 
 
 @pytest.mark.parametrize("path", [p for p in _modules() if "njit" in p.read_text()], ids=lambda p: p.name)
@@ -100,3 +107,96 @@ def test_the_walks_run_as_python_with_the_jit_off():
         out[jit_off] = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                       check=True, cwd=ROOT).stdout.strip()
     assert float(out["1"]) == pytest.approx(float(out["0"]), rel=1e-9) and float(out["0"]) > 0
+
+
+# -- layers: imports only go down ------------------------------------------------------------
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in _modules()}
+
+
+def _runtime_imports(tree: ast.AST):
+    """Every import statement of a module, inside functions too, except those under ``if
+    TYPE_CHECKING:`` (annotations only: never run)."""
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in skip:
+            yield node
+
+
+def _imports(name: str) -> dict[str, set[str]]:
+    """The project's modules ``name`` imports, each with the names it takes from it."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: dict[str, set[str]] = {}
+    for node in _runtime_imports(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES:
+                    found.setdefault(alias.name, set())
+            continue
+        base = package.split(".")
+        base = base[:len(base) - node.level + 1] if node.level else []
+        source = ".".join(base + ([node.module] if node.module else []))
+        for alias in node.names:
+            if f"{source}.{alias.name}" in MODULES:      # a module itself
+                found.setdefault(f"{source}.{alias.name}", set())
+            elif source in MODULES:
+                found.setdefault(source, set()).add(alias.name)
+    found.pop(name, None)
+    return found
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle():
+    """No module of solver/ or abstractions/ reaches itself through imports, counting imports
+    inside functions (a layer imports only the layers below it)."""
+    graph = {name: set(_imports(name)) for name in MODULES}
+    # (A package's __init__ importing its own modules is not a layer going up.)
+    for name in graph:
+        if MODULES[name].name == "__init__.py":
+            graph[name] = {m for m in graph[name] if not m.startswith(name + ".")}
+    assert _circles(graph) == []
+
+
+def test_no_private_name_is_imported_across_modules():
+    taken = sorted(f"{name} <- {source}.{n}" for name in MODULES for source, names in _imports(name).items()
+                   for n in names if n.startswith("_"))
+    assert taken == []

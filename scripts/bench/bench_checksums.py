@@ -4,7 +4,7 @@
     python scripts/bench/bench_checksums.py --gb 8 --json
 
 Writes a checkpoint of ``--gb`` GB (regrets and strategy sums, float32, random
-numbers) with the solver's own writer (:func:`solver.cfr.files.save_checkpoint`)
+numbers) with the solver's own writer (:class:`solver.cfr.files.Checkpoint`)
 into a scratch folder, then times, best of ``--runs``:
 
 - ``checksum``: the checksum of the regrets and sums in memory (GB/s);
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from solver.cfr import checksums  # noqa: E402
-from solver.cfr.files import CHECKPOINT_NAME, load_checkpoint, read_arrays, save_checkpoint  # noqa: E402
+from solver.cfr.files import CHECKPOINT_NAME, Checkpoint, CheckpointState, load_checkpoint, read_arrays  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
 
 
@@ -72,8 +72,8 @@ def main(argv=None) -> int:
     try:
         config = load_preset("double-draw")
         start = time.perf_counter()
-        save_checkpoint(path, config, "dcfr-ramp", 1, 0.0, np.zeros((0, 3)), regret, strat_sum,
-                        np.zeros((config.rounds, 1), np.int64))
+        Checkpoint(config, "dcfr-ramp", 1, 0.0, np.zeros((0, 3)), CheckpointState(regret, strat_sum, [], None),
+                   np.zeros((config.rounds, 1), np.int64)).save(path)
         write_seconds = time.perf_counter() - start
         in_memory = _best(args.runs, lambda: (checksums.checksum(regret), checksums.checksum(strat_sum)))
         del regret, strat_sum  # the loads below hold their own copy

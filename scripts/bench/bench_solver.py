@@ -64,7 +64,7 @@ def bench_single(args) -> dict:
     with tempfile.TemporaryDirectory() as cache:
         cold = compile_seconds(cache)
         warm = compile_seconds(cache)
-    result = solve(load_preset("single-draw"), args.algorithm, target_mbb=args.target, iterations=args.max_iterations,
+    result = solve(load_preset("single-draw"), algorithm=args.algorithm, target_mbb=args.target, iterations=args.max_iterations,
                    check_every=args.check_every)
     return {**machine(), "compile_cold_s": cold, "load_warm_s": warm, "algorithm": args.algorithm,
             "check_every": args.check_every,
@@ -135,7 +135,7 @@ def bench_algorithms(args) -> dict:
         config, algorithms, name = load_preset("single-draw"), algorithm_names(), "single-draw"
         title = f"Single-draw Badugi (cap 4): {len(algorithms)} CFR variants"
     for algorithm in algorithms:
-        result = solve(config, algorithm, iterations=args.iterations, check_every=args.check_every,
+        result = solve(config, algorithm=algorithm, iterations=args.iterations, check_every=args.check_every,
                        target_mbb=args.target if args.double else None)
         runs[algorithm] = result.convergence
         rows.append({"algorithm": algorithm, "iterations": result.iterations, "seconds": result.seconds,
@@ -234,7 +234,7 @@ def bench_double(args) -> dict:
     out = ROOT / "runs" / "double-draw"
     resume = (out / "checkpoint.npz").is_file()
     t0 = time.perf_counter()
-    result = solve(config, args.algorithm, target_mbb=1.0, time_limit=args.minutes * 60, out_dir=out,
+    result = solve(config, algorithm=args.algorithm, target_mbb=1.0, time_limit=args.minutes * 60, out_dir=out,
                    resume=resume, check_every=args.check_every,
                    progress=lambda line: print(line, file=sys.stderr, flush=True))
     wall = time.perf_counter() - t0

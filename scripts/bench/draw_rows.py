@@ -29,7 +29,7 @@ def reach_calls(n, reach, strat, tables, agg, out):
     for _ in range(n):
         for rnd in range(3):
             for draw in range(5):
-                kernels._draw_reach(reach, strat, draw, rnd, tables, agg, out)
+                kernels.draw_reach(reach, strat, draw, rnd, tables, agg, out)
 
 
 @njit
@@ -37,7 +37,7 @@ def value_calls(n, value, tables, agg, out):
     for _ in range(n):
         for rnd in range(3):
             for draw in range(5):
-                kernels._draw_value(value, draw, rnd, tables, agg, out)
+                kernels.draw_value(value, draw, rnd, tables, agg, out)
 
 
 def main() -> None:
@@ -57,11 +57,11 @@ def main() -> None:
         value = rng.normal(size=n)
         value[widths[rnd + 1]:] = 0.0  # padding states of the next round hold nothing
         for draw in range(5):
-            kernels._draw_reach(reach * (np.arange(n) < widths[rnd]), strat, draw, rnd, dense, agg, out)
-            kernels._draw_reach(reach * (np.arange(n) < widths[rnd]), strat, draw, rnd, sets, agg, out2)
+            kernels.draw_reach(reach * (np.arange(n) < widths[rnd]), strat, draw, rnd, dense, agg, out)
+            kernels.draw_reach(reach * (np.arange(n) < widths[rnd]), strat, draw, rnd, sets, agg, out2)
             apart["reach"] = max(apart["reach"], float(np.abs(out - out2).max()))
-            kernels._draw_value(value, draw, rnd, dense, agg, out)
-            kernels._draw_value(value, draw, rnd, sets, agg, out2)
+            kernels.draw_value(value, draw, rnd, dense, agg, out)
+            kernels.draw_value(value, draw, rnd, sets, agg, out2)
             apart["value"] = max(apart["value"], float(np.abs(out[:widths[rnd]] - out2[:widths[rnd]]).max()))
     timings = {}
     for turn in range(2):

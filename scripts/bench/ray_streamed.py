@@ -9,7 +9,7 @@ actor (a local Ray runtime on this machine).
 Prints one JSON line per side. Run each side in a process of its own (``--side one`` or
 ``--side ray``) so that peaks are not shared; without ``--side`` both run, one after the other,
 each in a child process. The Ray side also prints each actor's planned peak
-(``solver.cfr.streamed_ray.plan_actors``, what ``badugi plan --machines`` prints) beside the
+(``solver.cfr.planning.plan_actors``, what ``badugi plan --machines`` prints) beside the
 measured one, each actor's seconds of update walks an iteration, and the deal by measured cost
 (made after iteration 4 unless ``--no-balance``: with ``--before`` under 4 it falls in the timed
 iterations, and moves the storage through the driver).

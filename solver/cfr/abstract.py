@@ -55,6 +55,7 @@ from ..game.setup import GameSetup
 from ..game.plan import SolvePlan
 from . import kernels
 from .engine import DEFAULT_ALGORITHM, Schedule
+from .rules import SettleRule, Step, UpdateRule
 from .streamed import (StreamedEngine, StreamedWalker, cut_entries, group_chunks, streamed_arrays, streamed_setup,
                        update_streamed)
 from .walker import Exploitability, read_only
@@ -115,41 +116,30 @@ class AbstractEngine(StreamedEngine):
         """Cuts in ``threads`` chunks of whole groups (:func:`solver.cfr.streamed.group_chunks`)."""
         return group_chunks(self.cut_group, threads)
 
-    def run_iterations(self, n: int) -> None:
-        """``n`` iterations of alternating updates (button, then big blind), each walk's subtree
-        groups in parallel (see :func:`solver.cfr.streamed.update_streamed`)."""
+    # -- iterations (solver.cfr.rules.Iterating runs them) ----------------------------------
+    def update_rule(self) -> UpdateRule:
+        """Each walk's subtree groups in parallel (see :func:`solver.cfr.streamed.update_streamed`):
+        the sums discounted before the walks, the seat's regrets settled with its delta after the
+        cut subtrees' walks, in one pass (the walks read them undiscounted: the same strategy),
+        before the trunk's walk adds in place; CFR+ floors the trunk's too after it."""
         threads = numba.get_num_threads()
         if self._chunks is None or len(self._chunks[1]) != threads + 1:
             self._chunks = self.chunks(threads)
+        return SettleRule(self.schedule, self, self.pruned)
+
+    def discount_storage(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
+        """Discount one seat's regrets or sums in place (see :func:`kernels.discount_seat`)."""
         layout = self.game_layout
-        for _ in range(n):
-            t = self.iteration + 1
-            discount = self.schedule.discount(t)
-            if self.pruned:
-                # Each seat's sums are added in the other's walk: both discounted first.
-                for seat in (0, 1):
-                    kernels.discount_seat(self.strat_sum, layout.slot_offset, layout.slot_seat, seat,
-                                          discount.sum_scale, discount.sum_scale, False)
-            policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
-            tree = self.arrays.tree._replace(cut_entries=self.cut_entries)  # (a benchmark swaps them)
-            storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
-            walk = (self.bucket_game.deal_prob, tree, self.arrays.shape_record, self.arrays.draws, storage,
-                    *self._chunks, self.arrays.no_record)
-            for seat in (0, 1):
-                if not self.pruned:
-                    # The traverser's own sums are added in his walk: discounted before it.
-                    kernels.discount_seat(self.strat_sum, layout.slot_offset, layout.slot_seat, seat,
-                                          discount.sum_scale, discount.sum_scale, False)
-                # The seat's regrets are discounted with its delta after the cut subtrees' walks, in
-                # one pass (the walks read them undiscounted: the same strategy), before the
-                # trunk's walk adds in place; CFR+ floors the trunk's too after it.
-                settle = (layout.slot_offset, layout.slot_seat, discount.pos_scale, discount.neg_scale,
-                          discount.floor > 0.0)
-                update_streamed(seat, policy, kernels.make_discount(sum_weight=discount.sum_weight), *walk,
-                                settle=settle)
-                if discount.floor > 0.0:
-                    kernels.discount_seat(self.regret, layout.slot_offset, layout.slot_seat, seat, 1.0, 1.0, True)
-            self.iteration = t
+        kernels.discount_seat(self.regret if which == "regret" else self.strat_sum, layout.slot_offset,
+                              layout.slot_seat, seat, pos_scale, neg_scale, floor)
+
+    def update_walk(self, seat: int, step: Step) -> None:
+        layout = self.game_layout
+        tree = self.arrays.tree._replace(cut_entries=self.cut_entries)  # (a benchmark swaps them)
+        storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
+        update_streamed(seat, step.policy, step.discount, self.bucket_game.deal_prob, tree, self.arrays.shape_record,
+                        self.arrays.draws, storage, *self._chunks, self.arrays.no_record,
+                        settle=(layout.slot_offset, layout.slot_seat, *step.settle))
 
     # -- measuring ---------------------------------------------------------
     @property

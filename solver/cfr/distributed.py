@@ -26,8 +26,6 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from typing import NamedTuple
-
 import numba
 import numpy as np
 
@@ -35,22 +33,14 @@ from ..game.config import GameConfig
 from ..game.plan import format_bytes
 from ..game.setup import GameSetup
 from . import kernels
+from .actors import ActorLost, GatheredStorage, RayError, actor_seconds, connect, kill_actors, ray_results  # noqa: F401
 from .engine import DEFAULT_ALGORITHM, Engine
 from .files import SHARD_DIR, keep_shards, save_shard
 from .kernels import Cuts
 from .locks import compile_locks
 from .protocol import CheckpointState
 from .shards import Shard, assemble, copy_overlap, cut_shard, read_shard, trunk_shard  # noqa: F401
-from .walker import NO_STORAGE, Exploitability, Walker, read_only, walk_cuts
-
-
-class RayError(ValueError):
-    """Ray missing, a cluster that cannot be reached, a game this runtime cannot split, or an
-    actor lost mid-run (its last checkpoint stands)."""
-
-
-class ActorLost(RayError):
-    """An actor died mid-walk: the solve restarts the actors from its last checkpoint."""
+from .walker import NO_STORAGE, Exploitability, Walker, read_only, walk_cuts, walk_over_cuts
 
 
 def _game(config: GameConfig, row_of: np.ndarray | None):
@@ -194,47 +184,6 @@ class SubtreeActor:
         return os.getpid()
 
 
-def import_ray():
-    """The ray module; RayError saying how to install it if it is not."""
-    try:
-        import ray
-    except ImportError:
-        raise RayError("Ray is not installed: pip install -e '.[ray]' (or pip install ray)") from None
-    return ray
-
-
-def connect(address: str, actors: int):
-    """Join the Ray cluster at ``address`` (``local``: start a runtime on this machine with a CPU
-    per actor at least)."""
-    ray = import_ray()
-    if ray.is_initialized():
-        return ray
-    try:
-        if address == "local":
-            # address="local": always a new runtime (not one another process started on this machine).
-            ray.init(address="local", num_cpus=max(os.cpu_count() or 1, actors), include_dashboard=False,
-                     logging_level="ERROR",
-                     log_to_driver=False)
-        else:
-            ray.init(address=address, logging_level="ERROR", log_to_driver=False)
-    except Exception as error:  # Ray's own errors: a one-line reason
-        raise RayError(f"cannot start or join Ray at {address!r}: {str(error).splitlines()[0]}") from None
-    return ray
-
-
-class GatheredStorage:
-    """``regret`` and ``strat_sum`` of an engine whose storage is in actors: every actor's part
-    gathered into one whole-layout array (``_gather(0)`` or ``_gather(1)``)."""
-
-    @property
-    def regret(self) -> np.ndarray:
-        return self._gather(0)
-
-    @property
-    def strat_sum(self) -> np.ndarray:
-        return self._gather(1)
-
-
 class RayEngine(GatheredStorage, Engine):
     """An :class:`Engine` whose subtrees live in Ray actors (see the module docstring): the same
     iterations, checks and files, bit for bit, with the storage split across processes.
@@ -289,13 +238,15 @@ class RayEngine(GatheredStorage, Engine):
         regret, strat_sum = (self._regret, self._strat_sum) if update else (NO_STORAGE, NO_STORAGE)
         groups = (discount, w.tree_arrays, self._trunk_layout, w.draws, play, regret, strat_sum, cuts, w.works[0],
                   w.no_record)
-        kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.COLLECT, *groups)
-        futures = [actor.walk.remote(traverser, policy, discount._asdict(), cuts.reach[block])
-                   for actor, block in zip(self.actors, self.blocks)]
-        results = ray_results(self._ray, futures, f"during iteration {self.iteration + 1}")
-        for block, values in zip(self.blocks, results):
-            cuts.value[block] = values
-        kernels.traverse(w.trunk_roots, w.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups)
+
+        def below() -> None:   # (each actor walks its subtrees from the reach at their cuts)
+            futures = [actor.walk.remote(traverser, policy, discount._asdict(), cuts.reach[block])
+                       for actor, block in zip(self.actors, self.blocks)]
+            results = ray_results(self._ray, futures, f"during iteration {self.iteration + 1}")
+            for block, values in zip(self.blocks, results):
+                cuts.value[block] = values
+
+        walk_over_cuts((w.trunk_roots, w.trunk_reach, root_value, traverser, policy), groups, len(cuts.nodes), below)
         return kernels.root_total(deal, root_value[0])
 
     def _trunk_locked(self, storage: np.ndarray) -> np.ndarray:
@@ -319,6 +270,12 @@ class RayEngine(GatheredStorage, Engine):
         note = actor_seconds(totals - self._said[0], (self._updates - self._said[1]) / 2)
         self._said = (totals, self._updates)
         return note
+
+    def describe_storage(self) -> str:
+        """One line: how the storage is split."""
+        per = ", ".join(format_bytes(8 * shard.n_entries) for shard in self.shards)
+        return (f"Ray: {len(self.actors)} actor(s) own {len(self.walker.table_cuts.nodes)} subtrees ({per} of "
+                f"regrets and sums); the driver keeps the trunk ({format_bytes(8 * self.trunk.n_entries)})")
 
     def exploitability(self) -> Exploitability:
         no = kernels.NO_UPDATE
@@ -442,159 +399,15 @@ class RayEngine(GatheredStorage, Engine):
         self.actors = []
 
 
-def ray_results(ray, futures, when: str) -> list:
-    """The results of actor calls. An actor that died is :class:`ActorLost` (the solve replaces
-    it from the last checkpoint); a call that raised is a RayError with its last line (run again
-    it would fail again: not retried)."""
-    exceptions = ray.exceptions
-    try:
-        return ray.get(list(futures))
-    except exceptions.RayActorError as error:
-        if getattr(error, "actor_init_failed", False):   # (a new actor would fail to start again)
-            raise RayError(f"a Ray actor could not start {when}: {str(error).strip().splitlines()[-1]}") from None
-        raise ActorLost(f"a Ray actor was lost {when} ({type(error).__name__})") from None
-    except (exceptions.ObjectLostError, exceptions.OwnerDiedError) as error:   # (its node went away)
-        raise ActorLost(f"a Ray actor's results were lost {when} ({type(error).__name__})") from None
-    except exceptions.RayError as error:
-        raise RayError(f"a Ray actor failed {when}: {str(error).strip().splitlines()[-1]}") from None
-
-
-def actor_seconds(seconds: np.ndarray, iterations: float) -> str:
-    """A progress line's note of each actor's ``seconds`` of update walks over ``iterations``
-    ("" if none)."""
-    if iterations <= 0:
-        return ""
-    return "actors " + "/".join(f"{x:.2f}" for x in seconds / iterations) + " s an iteration"
-
-
-def kill_actors(ray, actors) -> None:
-    """Kill each of ``actors`` (one already dead is skipped)."""
-    for actor in actors:
-        try:
-            ray.kill(actor)
-        except Exception:  # already dead
-            pass
-
-
 def describe(engine) -> str:
     """One line: how the storage is split (a built tree's :class:`RayEngine`, or a streamed game's
     :class:`solver.cfr.streamed_ray.StreamedRayEngine`)."""
-    if not isinstance(engine, RayEngine):
-        from .streamed_ray import describe as describe_streamed
-
-        return describe_streamed(engine)
-    per = ", ".join(format_bytes(8 * shard.n_entries) for shard in engine.shards)
-    return (f"Ray: {len(engine.actors)} actor(s) own {len(engine.walker.table_cuts.nodes)} subtrees ({per} of "
-            f"regrets and sums); the driver keeps the trunk ({format_bytes(8 * engine.trunk.n_entries)})")
+    return engine.describe_storage()
 
 
-__all__ = ["ActorLost", "RayEngine", "RayError", "Shard", "SubtreeActor", "assemble", "cluster_plan", "connect",
+__all__ = ["ActorLost", "RayEngine", "RayError", "Shard", "SubtreeActor", "assemble", "connect",
            "describe", "piece_digests", "split_cuts", "storage_digests"]
 
 
-# -- planning a cluster --------------------------------------------------------------------------
-
-# Core-nanoseconds per storage entry (regret and sum) per iteration, measured: double draw at cap
-# 4, 1,174,752,852 storage entries, 3.41 s an iteration on 2 threads, checks included
-# (BENCHMARKS.md "Double draw").
-NS_PER_ENTRY_CORE = 2 * 3.41 / 1_174_752_852 * 1e9
-NETWORK_BYTES_PER_SECOND = 1.25e9   # 10 Gbit/s
-WALK_LATENCY_SECONDS = 0.005        # a round trip to every actor and back, per walk
 
 
-class ClusterPlan(NamedTuple):
-    """A solve of a streamed game (:mod:`solver.cfr.streamed_ray`) on a cluster of ``machines``
-    alike: one streamed actor a machine (its cores as Numba threads) owning whole groups of the
-    second-round subtrees, the driver keeping the first round. Memory as planned by
-    :func:`solver.cfr.streamed_ray.plan_actors`: what each actor holds, tested against what the
-    actors use."""
-
-    machines: int
-    machine_bytes: int
-    cores: int
-    storage_bits: int
-    cuts: int
-    groups: int
-    actors: int
-    entries: int                # storage entries of the whole game
-    actor_entries: int          # the largest actor's
-    actor_bytes: int            # the largest actor's planned peak
-    fixed_bytes: int            # of which every actor holds whatever its share
-    driver_bytes: int           # the driver's
-    gather_bytes: int           # the whole storage, which a deal by measured cost moves through the driver
-    smallest: int | None        # the fewest machines of this size whose actors fit, float32 storage
-    smallest_bytes: int         # (its largest actor; None: an actor of one group each, the largest)
-    smallest_16: int | None     # and with 16-bit storage
-    smallest_16_bytes: int      # (0: 16 bits do not apply: a game without buckets and recall)
-    network_bytes: int          # per iteration (two update walks), both ways
-    seconds: float              # projected per iteration
-
-    @property
-    def fits(self) -> bool:
-        return self.actor_bytes <= 0.75 * self.machine_bytes
-
-    def describe(self) -> str:
-        memory = format_bytes(self.machine_bytes)
-        verdict = ("fits" if self.fits else "does not fit") + f" in three quarters of {memory}"
-        bits = "float32" if self.storage_bits == 32 else "16-bit"
-
-        def smallest(n, size):
-            if not size:
-                return "not for this game (16-bit storage needs card buckets in every round and a recall)"
-            return (f"{n} machine(s), {format_bytes(size)} an actor" if n is not None else
-                    f"none: an actor of one group alone needs {format_bytes(size)} (machines of "
-                    f"{format_bytes(size / 0.75)})")
-
-        return "\n".join([
-            f"cluster:         {self.machines} machine(s) x {memory} x {self.cores} cores",
-            f"subtrees:        {self.cuts:,} (below the second-round starts) in {self.groups:,} group(s) sharing no "
-            f"slot; {self.actors} streamed actor(s), one a machine",
-            f"storage:         {self.entries:,} entries ({bits}); the largest actor {self.actor_entries:,}",
-            f"per actor:       {format_bytes(self.actor_bytes)} at its peak, {format_bytes(self.fixed_bytes)} of it "
-            f"whatever its share (the process, the trunk and shape; the layout only while it starts): {verdict}",
-            f"driver:          {format_bytes(self.driver_bytes)} (the trunk and a strategy-file chunk; the actors "
-            "write their parts of checkpoints); dealing the groups again by measured cost moves "
-            f"{format_bytes(self.gather_bytes)} through it, done only where that is a quarter of its machine",
-            f"smallest:        of {memory} machines, float32: {smallest(self.smallest, self.smallest_bytes)}; "
-            f"16-bit: {smallest(self.smallest_16, self.smallest_16_bytes)}",
-            f"network:         {format_bytes(self.network_bytes)} an iteration (reach down, values up, "
-            "two update walks)",
-            f"time:            about {self.seconds:,.1f} s an iteration if the walk splits evenly over "
-            f"{self.actors * self.cores} cores ({NS_PER_ENTRY_CORE:.1f} ns per entry and core, measured on "
-            "double draw at cap 4)",
-        ])
-
-    def to_json(self) -> dict:
-        return {**self._asdict(), "fits": self.fits}
-
-
-def cluster_plan(config: GameConfig, machines: int, machine_bytes: int, cores: int) -> ClusterPlan:
-    """The plan of solving ``config`` over its streamed tree (card buckets in every round and a
-    recall, or none: full resolution) on ``machines`` machines of ``machine_bytes`` and
-    ``cores`` each, and the fewest such machines that would do (no tree is built: the trunk,
-    one shape and the layout; at full resolution at cap 4 about 5 GB and a minute)."""
-    from .streamed_ray import game_parts, plan_actors, smallest_cluster
-
-    if machines < 1 or cores < 1 or machine_bytes <= 0:
-        raise RayError("a cluster needs at least one machine, one core and some memory")
-    if not config.draws:
-        raise RayError(f"{config.describe()}: a game without draws has no subtrees to share out")
-    if config.bucketed and not config.abstract_game_ready:
-        raise RayError(f"{config.describe()}: streamed actors need card buckets in every round and a recall, or "
-                       "none (full resolution)")
-    parts = game_parts(GameSetup(config, streamed=True))
-    groups = len(np.unique(parts.cut_group))
-    actors = min(machines, groups)
-    plan = plan_actors(parts, actors, config.storage_bits, cores)
-    # (16-bit storage is the abstract game's: card buckets in every round and a recall)
-    small = {bits: smallest_cluster(parts, machine_bytes, bits, cores) or plan_actors(parts, groups, bits, cores)
-             for bits in ((32, 16) if config.abstract_game_ready else (32,))}
-    network = 2 * len(parts.cut_group) * 4 * parts.states * 8
-    seconds = parts.entries * NS_PER_ENTRY_CORE * 1e-9 / (actors * cores) \
-        + network / NETWORK_BYTES_PER_SECOND / actors + 2 * WALK_LATENCY_SECONDS
-    return ClusterPlan(machines, int(machine_bytes), cores, config.storage_bits, len(parts.cut_group), groups, actors,
-                       parts.entries, max(plan.entries), plan.largest, plan.fixed_bytes, plan.driver_bytes,
-                       plan.gather_bytes, *(x for bits in (32, 16) for x in (
-                           (None, 0) if bits not in small else
-                           (small[bits].actors if small[bits].largest <= 0.75 * machine_bytes else None,
-                            small[bits].largest))), network, seconds)

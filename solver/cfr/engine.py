@@ -26,7 +26,6 @@ True
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +43,7 @@ from .files import CheckpointError
 from .kernels import Discount, make_discount
 from .locks import LockError, LockFile, Locks, compile_locks, lock_strategy
 from .protocol import CheckpointState, StorageHere
+from .rules import DiscountFirstRule, Iterating, PlainRule, ScaledRule, Step, UpdateRule
 from .walker import Exploitability, Walker, class_strategy, normalised_slots
 
 
@@ -123,25 +123,7 @@ class StorageScales:
                                   self.factors[2, seat], False)
 
 
-@contextmanager
-def discounted_update(layout: StrategyLayout, regret: np.ndarray, strat_sum: np.ndarray | None, seats,
-                      discount: Discount):
-    """Around the update walks of ``seats`` on a layout with shared slots: discount their regrets
-    and strategy sums (none if ``strat_sum`` is None) once, give the walks a discount that only
-    adds (the iteration's strategy weight kept), and floor the regrets at zero after them for CFR+."""
-    for seat in seats:
-        kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, discount.pos_scale,
-                              discount.neg_scale, False)
-        if strat_sum is not None:
-            kernels.discount_seat(strat_sum, layout.slot_offset, layout.slot_seat, seat, discount.sum_scale,
-                                  discount.sum_scale, False)
-    yield make_discount(sum_weight=discount.sum_weight)
-    if discount.floor > 0.0:
-        for seat in seats:
-            kernels.discount_seat(regret, layout.slot_offset, layout.slot_seat, seat, 1.0, 1.0, True)
-
-
-class Engine(StorageHere):
+class Engine(Iterating, StorageHere):
     """Range-vector CFR over the public tree of one game config."""
 
     _sealed_at: int | None = None  # the iteration of a locked game's average sums (``_sealed``), if made
@@ -305,30 +287,28 @@ class Engine(StorageHere):
     def n_states(self) -> int:
         return self.walker.n_states
 
-    def run_iterations(self, n: int) -> None:
-        """``n`` iterations of alternating updates (button, then big blind). Pruned (the default
-        where it applies): each seat's walk skips what the other never reaches, updating its own
-        regrets and the other's strategy sums, with the discounts kept as factors
-        (:class:`StorageScales`). Where public nodes share slots, a walk visits a slot many
-        times, so the iteration's discount is applied to the seat's storage once before its
-        walk, which only adds (:func:`discounted_update`)."""
-        shared = self.layout.shares_slots
-        for _ in range(n):
-            t = self.iteration + 1
-            discount = self.schedule.discount(t)
-            if self.scales is not None:
-                # Pruned: each walk updates the traverser's regrets and the opponent's sums.
-                self.scales.begin(discount, t)
-                for seat in (0, 1):
-                    self._update_walk(seat, kernels.UPDATE_PRUNED, self.scales.walk_discount(seat, discount, t))
-            elif shared:
-                for seat in (0, 1):
-                    with discounted_update(self.layout, self.regret, self.strat_sum, (seat,), discount) as adding:
-                        self.walker.walk(seat, kernels.UPDATE, self.regret, adding, self.regret, self.strat_sum)
-            else:
-                for seat in (0, 1):
-                    self._update_walk(seat, kernels.UPDATE, discount)
-            self.iteration = t
+    # -- iterations (solver.cfr.rules.Iterating runs them) ----------------------------------
+    def update_rule(self) -> UpdateRule:
+        """Pruned (the default where it applies): each seat's walk skips what the other never
+        reaches, updating its own regrets and the other's strategy sums, with the discounts kept
+        as factors (:class:`StorageScales`). Where public nodes share slots, a walk visits a slot
+        many times, so the iteration's discount is applied to the seat's storage once before its
+        walk, which only adds. Otherwise each walk discounts every entry it passes."""
+        if self.scales is not None:
+            return ScaledRule(self.schedule, self.scales)
+        if self.layout.shares_slots:
+            return DiscountFirstRule(self.schedule, self)
+        return PlainRule(self.schedule)
+
+    def update_walk(self, seat: int, step: Step) -> None:
+        self._update_walk(seat, step.policy, step.discount)
+
+    def discount_storage(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
+        """Discount one seat's regrets or sums in place (positive ones times ``pos_scale``, others
+        times ``neg_scale``; ``floor``: negative ones to 0)."""
+        storage = self.regret if which == "regret" else self.strat_sum
+        kernels.discount_seat(storage, self.layout.slot_offset, self.layout.slot_seat, seat, pos_scale, neg_scale,
+                              floor)
 
     def _update_walk(self, seat: int, policy: int, discount: Discount) -> None:
         """One seat's update walk (``UPDATE`` plays the regrets with locked rows replaced; a Ray

@@ -37,6 +37,7 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -341,38 +342,68 @@ def load_shard(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise CheckpointError(f"{path} is damaged: it has no {err.args[0]!r} array") from None
 
 
-def save_checkpoint(path: Path, config: GameConfig, algorithm: str, iteration: int, seconds: float,
-                    convergence: np.ndarray, regret: np.ndarray, strat_sum: np.ndarray, row_of: np.ndarray,
-                    lock_text: str = "", lock_base: str = "", shards: list[tuple[str, np.ndarray]] = (),
-                    scales: np.ndarray | None = None, row_scales: tuple | None = None,
-                    certified: np.ndarray | None = None, warm_start: str = "") -> None:
-    """``lock_text``: the lock file a locked solve was given (a resume must give the same), and
-    ``lock_base`` the folder its strategy paths are read from. ``shards``: a Ray run's shard files
-    (names beside the checkpoint) and the cuts each holds; ``regret`` and ``strat_sum`` are then
-    the driver's trunk only (:mod:`solver.cfr.distributed`). ``scales``: the factors a pruned
-    solve's storage is divided by (``solver.cfr.engine.StorageScales``; None: none).
-    ``row_scales``: 16-bit storage's (regret, sum) scales per action row (``regret`` int16 and
-    ``strat_sum`` uint16 then; :mod:`solver.cfr.quantized`). ``certified``: the certificates
-    taken during the run (iteration, seconds, mbb/hand rows; None or empty: none). ``warm_start``:
-    the run a warm-started solve began from, as JSON (:mod:`solver.cfr.warm`; empty: none)."""
+class CheckpointState(NamedTuple):
+    """What a checkpoint keeps of an engine's storage (each engine's ``checkpoint_state``)."""
+
+    regret: np.ndarray       # float32: the whole layout's, or a Ray run's trunk entries only
+    strat_sum: np.ndarray
+    shards: list             # a Ray run's shard files (names beside the checkpoint) and the cuts each holds
+    scales: np.ndarray | None  # the factors the storage is divided by (a pruned solve's); None: none
+    row_scales: tuple | None = None  # 16-bit storage's (regret, sum) float32 scale per action row
+                                     # (``solver.cfr.quantized``); None: float32 storage
+
+
+@dataclass
+class Checkpoint:
+    """A solve's checkpoint: its game and algorithm, how far it is (iteration, solving seconds,
+    the convergence curve of (iteration, seconds, mbb/hand) rows), the engine's storage
+    (:class:`CheckpointState`: a Ray run's shards are files beside it, ``regret`` and
+    ``strat_sum`` the driver's trunk only; ``scales`` the factors a pruned solve's storage is
+    divided by; ``row_scales`` 16-bit storage's per-row scales, ``regret`` int16 and
+    ``strat_sum`` uint16 then), the layout's row maps, the lock file a locked solve was given
+    (a resume must give the same) and the folder its strategy paths are read from, the
+    certificates taken during the run (None or empty: none), and the run a warm-started solve
+    began from, as JSON (:mod:`solver.cfr.warm`; empty: none)."""
+
+    config: GameConfig
+    algorithm: str
+    iteration: int
+    seconds: float
+    convergence: np.ndarray
+    state: CheckpointState
+    row_of: np.ndarray
+    lock_text: str = ""
+    lock_base: str = ""
+    certified: np.ndarray | None = None
+    warm_start: str = ""
+
+    def save(self, path: Path) -> None:
+        """Write it to ``path`` (atomically; see :func:`load_checkpoint`)."""
+        save_checkpoint(path, self)
+
+
+def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
+    """Write ``checkpoint`` to ``path`` (atomically, with its checksums)."""
+    c, state = checkpoint, checkpoint.state
+    shards, scales, row_scales, certified = state.shards, state.scales, state.row_scales, c.certified
     shard_arrays = {}
     if shards:
         shard_arrays = {"shard_files": np.array([name for name, _ in shards]),
                         "shard_sizes": np.array([len(cuts) for _, cuts in shards], np.int64),
                         "shard_cuts": np.concatenate([np.asarray(cuts, np.int64) for _, cuts in shards])}
     _write_npz(path, {
-        **_header("badugi-checkpoint", CHECKPOINT_VERSION, config, algorithm, iteration),
-        "seconds": np.array(seconds),
-        "convergence": np.asarray(convergence, dtype=np.float64).reshape(-1, 3),
-        "regret": regret,
-        "strat_sum": strat_sum,
-        "row_of": row_of,
-        **({"lock_toml": np.array(lock_text), "lock_base": np.array(lock_base)} if lock_text else {}),
+        **_header("badugi-checkpoint", CHECKPOINT_VERSION, c.config, c.algorithm, c.iteration),
+        "seconds": np.array(c.seconds),
+        "convergence": np.asarray(c.convergence, dtype=np.float64).reshape(-1, 3),
+        "regret": state.regret,
+        "strat_sum": state.strat_sum,
+        "row_of": c.row_of,
+        **({"lock_toml": np.array(c.lock_text), "lock_base": np.array(c.lock_base)} if c.lock_text else {}),
         **({"scales": np.asarray(scales, np.float64)} if scales is not None else {}),
         **({"regret_scale": row_scales[0], "sum_scale": row_scales[1]} if row_scales is not None else {}),
         **({"certified": np.asarray(certified, np.float64).reshape(-1, 3)}
            if certified is not None and len(certified) else {}),
-        **({"warm_start": np.array(warm_start)} if warm_start else {}),
+        **({"warm_start": np.array(c.warm_start)} if c.warm_start else {}),
         **shard_arrays,
     }, pause=float(os.environ.get(TEST_PAUSE_VARIABLE) or 0))
 

@@ -16,11 +16,13 @@ a checkpoint; :meth:`SolverEngine.restart` then gives it new processes, empty, f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Iterator, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # (annotations only: this module imports nothing that compiles)
+from .files import CheckpointError, CheckpointState  # noqa: F401  (CheckpointState: read from here too)
+
+if TYPE_CHECKING:  # (annotations only)
     from ..game.config import GameConfig
     from ..game.layout import StrategyLayout
     from ..game.plan import SolvePlan
@@ -28,17 +30,6 @@ if TYPE_CHECKING:  # (annotations only: this module imports nothing that compile
     from ..game.tree import PublicTree
     from .locks import Locks
     from .walker import Exploitability
-
-
-class CheckpointState(NamedTuple):
-    """What a checkpoint keeps of an engine's storage (``solver.cfr.files.save_checkpoint``)."""
-
-    regret: np.ndarray       # float32: the whole layout's, or a Ray run's trunk entries only
-    strat_sum: np.ndarray
-    shards: list             # a Ray run's shard files (names beside the checkpoint) and the cuts each holds
-    scales: np.ndarray | None  # the factors the storage is divided by (a pruned solve's); None: none
-    row_scales: tuple | None = None  # 16-bit storage's (regret, sum) float32 scale per action row
-                                     # (``solver.cfr.quantized``); None: float32 storage
 
 
 class SolverEngine(Protocol):
@@ -103,8 +94,6 @@ class StorageHere:
         """A whole (unsharded) checkpoint's regrets and sums, popped from ``data`` (the arrays
         themselves: copying a big game's would need its memory twice); CheckpointError if they
         are not this layout's size."""
-        from .files import CheckpointError
-
         regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
         if regret.size != self.layout.n_entries:
             raise CheckpointError(f"{path} does not match this game's tree ({regret.size} entries, expected "

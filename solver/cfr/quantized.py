@@ -47,15 +47,17 @@ from numba import njit, prange
 
 from ..game.layout import StrategyLayout
 from ..game.plan import QUANTIZED_LOCAL_BYTES, SolveTooLarge, format_bytes
-from abstractions.random import GOLDEN, mix, stream_seed
+from abstractions.random import GOLDEN, mix
 
 from . import kernels
 from .abstract import AbstractEngine
 from .files import CheckpointError
-from .kernels import Discount, make_discount
+from .kernels import Discount
 from .protocol import CheckpointState
-from .streamed import StreamedWalker, _trunk_walk, balance_groups, index_runs, shards_into
-from .walker import NO_STORAGE, Exploitability, in_threads, read_only
+from .rules import RowScaleRule, Step, UpdateRule
+from .shards import index_runs, shards_into
+from .streamed import StreamedWalker, balance_groups, trunk_walk
+from .walker import NO_STORAGE, Exploitability, in_threads, read_only, walk_over_cuts
 
 REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
 SUM_LEVELS = 65535.0      # uint16: a strategy-sum row's largest value
@@ -507,24 +509,18 @@ class QuantizedEngine(AbstractEngine):
         """The first round's regrets or sums as float32 (its slots come first: entries from 0)."""
         return self.storage.decoded(which, 0, len(self._trunk_slots))
 
-    def run_iterations(self, n: int) -> None:
-        """``n`` iterations as :meth:`AbstractEngine.run_iterations` does them, the discounts folded
-        into the 16-bit storage and each walk on its groups' decoded buffers."""
-        threads = numba.get_num_threads()
-        chunks = thread_groups(self.groups, threads)
-        storage = self.storage
-        for _ in range(n):
-            t = self.iteration + 1
-            discount = self.schedule.discount(t)
-            if self.pruned:
-                for seat in (0, 1):
-                    storage.discount(seat, 1.0, 1.0, discount.sum_scale)
-            for seat in (0, 1):
-                storage.discount(seat, discount.pos_scale, discount.neg_scale,
-                                 1.0 if self.pruned else discount.sum_scale)
-                self._update(seat, make_discount(sum_weight=discount.sum_weight), discount.floor > 0.0, chunks,
-                             int(stream_seed(t, seat)) or 1)
-            self.iteration = t
+    # -- iterations (solver.cfr.rules.Iterating runs them) ----------------------------------
+    def update_rule(self) -> UpdateRule:
+        """As :class:`solver.cfr.abstract.AbstractEngine`'s iterations, the discounts folded into
+        the 16-bit storage and each walk on its groups' decoded buffers."""
+        self._walk_chunks = thread_groups(self.groups, numba.get_num_threads())
+        return RowScaleRule(self.schedule, self, self.pruned)
+
+    def discount_rows(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
+        self.storage.discount(seat, pos_scale, neg_scale, sum_scale)
+
+    def update_walk(self, seat: int, step: Step) -> None:
+        self._update(seat, step.discount, step.floor, self._walk_chunks, step.seed)
 
     def _update(self, traverser: int, adding: Discount, floor: bool, chunks: list[list[int]], seed: int) -> None:
         """One seat's update walk (see :func:`solver.cfr.streamed.update_streamed`); the strategy
@@ -534,12 +530,10 @@ class QuantizedEngine(AbstractEngine):
         policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
         summed = 1 - traverser if self.pruned else traverser  # the seat whose strategy sums the walk adds
         trunk_regret, trunk_sum = self._trunk("regret"), self._trunk("sum")
-        work, roots, root_reach, root_value = _trunk_walk(game, draws, self.bucket_game.deal_prob)
+        work, roots, root_reach, root_value = trunk_walk(game, draws, self.bucket_game.deal_prob)
         walk = (roots, root_reach, root_value, traverser, policy)
         trunk = (adding, game.trunk, game.trunk_layout, draws, read_only(trunk_regret), trunk_regret, trunk_sum,
                  game.cuts, work, arrays.no_record)
-        n_cuts = len(game.cuts.nodes)
-        kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *trunk)
         buffers = self._thread_buffers(len(chunks))
         reach = game.cuts.reach
 
@@ -563,9 +557,7 @@ class QuantizedEngine(AbstractEngine):
                 storage.encode("regret", slots, base, traverser, NO_VALUES, delta, floor)
                 storage.encode("sum", slots, base, summed, NO_VALUES, sums, seed=seed)
 
-        if n_cuts:
-            in_threads(len(chunks), run)
-            kernels.traverse(*walk, kernels.TRUNK, *trunk)
+        walk_over_cuts(walk, trunk, len(game.cuts.nodes), lambda: in_threads(len(chunks), run))
         storage.encode("regret", self._trunk_slots, self._trunk_base, traverser, trunk_regret, None, floor)
         storage.encode("sum", self._trunk_slots, self._trunk_base, summed, trunk_sum, seed=seed)
 
@@ -576,12 +568,10 @@ class QuantizedEngine(AbstractEngine):
         arrays = walker.arrays
         game, draws = arrays.tree._replace(cut_entries=self._local_entries), arrays.draws
         trunk_sum = self._trunk("sum")
-        work, roots, root_reach, root_value = _trunk_walk(game, draws, walker.model.deal_prob)
+        work, roots, root_reach, root_value = trunk_walk(game, draws, walker.model.deal_prob)
         walk = (roots, root_reach, root_value, traverser, policy)
         trunk = (kernels.NO_UPDATE, game.trunk, game.trunk_layout, draws, read_only(trunk_sum), NO_STORAGE, NO_STORAGE,
                  game.cuts, work, arrays.no_record)
-        n_cuts = len(game.cuts.nodes)
-        kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *trunk)
         chunks = thread_groups(plan, numba.get_num_threads())
         buffers = self._thread_buffers(len(chunks))
         reach = game.cuts.reach
@@ -597,9 +587,7 @@ class QuantizedEngine(AbstractEngine):
                 kernels.walk_cut_chunk(members, True, traverser, policy, kernels.NO_UPDATE, game, draws,
                                        read_only(play), NO_STORAGE, NO_STORAGE, arrays.shape_record, np.uint64(0))
 
-        if n_cuts:
-            in_threads(len(chunks), run)
-            kernels.traverse(*walk, kernels.TRUNK, *trunk)
+        walk_over_cuts(walk, trunk, len(game.cuts.nodes), lambda: in_threads(len(chunks), run))
         return kernels.root_total(walker.model.deal_prob, root_value[0])
 
     def _exploitability(self, walker: StreamedWalker) -> Exploitability:

@@ -32,12 +32,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from abstractions.random import stream_seed
 from abstractions.transitions import DrawModel
 
 from ..game.config import GameConfig
 from ..game.plan import SolvePlan
 from . import kernels
+from .rules import LinearRule, Step, UpdateRule
 from .streamed import StreamedEngine, cut_entries, group_chunks, streamed_arrays, streamed_setup, update_streamed
 from .walker import normalised_slots, read_only
 
@@ -71,28 +71,21 @@ class SampledEngine(StreamedEngine):
         self._delta = np.zeros(self.layout.n_entries, np.float32)
         self.iteration = 0
 
-    def run_iterations(self, n: int) -> None:
-        """``n`` iterations: a sampled update walk for the button, then one for the big blind
+    # -- iterations (solver.cfr.rules.Iterating runs them) ----------------------------------
+    def update_rule(self) -> UpdateRule:
+        """A sampled update walk for the button, then one for the big blind
         (:func:`solver.cfr.streamed.update_streamed`), each with its own random stream; regrets
         and strategy sums weighted by the iteration's number (linear CFR)."""
         threads = numba.get_num_threads()
         if self._chunks is None or len(self._chunks[1]) != threads + 1:
             self._chunks = group_chunks(self.cut_group, threads)
-        policy = kernels.sampled_policy(self.sampling)
+        return LinearRule(self.seed, kernels.sampled_policy(self.sampling))
+
+    def update_walk(self, seat: int, step: Step) -> None:
         arrays = self.arrays
-        for _ in range(n):
-            t = self.iteration + 1
-            # Old regrets and sums stay as they are, the iteration's are added times t: regrets
-            # (old / t + gained) * t (a discount that only adds), sums plus t times the reach-weighted strategy.
-            weight = float(t)
-            linear = kernels.make_discount(pos_scale=1.0 / weight, neg_scale=1.0 / weight, sum_weight=weight,
-                                           pos_store=weight, neg_store=weight)
-            storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
-            for traverser in (0, 1):
-                update_streamed(traverser, policy, linear, self.model.deal_prob, arrays.tree, arrays.shape_record,
-                                arrays.draws, storage, *self._chunks, arrays.no_record,
-                                seed=stream_seed(self.seed, 2 * t + traverser))
-            self.iteration = t
+        storage = kernels.Storage(read_only(self.regret), self.regret, self.strat_sum, self._delta)
+        update_streamed(seat, step.policy, step.discount, self.model.deal_prob, arrays.tree, arrays.shape_record,
+                        arrays.draws, storage, *self._chunks, arrays.no_record, seed=step.seed)
 
     def average_strategy(self, node_slot: int) -> np.ndarray:
         """(actions, classes) average strategy of one slot."""

@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from ..game.layout import StrategyLayout
+from .files import CheckpointError, load_slots_shard
 from .walker import Walker
 
 
@@ -138,3 +139,90 @@ def _owned_below(tree, cut_nodes: np.ndarray) -> np.ndarray:
     for node in cut_nodes:
         tree.mark_subtree(owned, int(node))
     return owned
+
+
+# Entries an actor sends or takes in one call (float32 regrets and sums: 32 MB a piece, both ways).
+TRANSFER_ENTRIES = 1 << 22
+
+
+def copy_slots(src: dict, slots: np.ndarray, dst_offset: np.ndarray, dst_row_offset: np.ndarray | None,
+               dst: dict, covered: np.ndarray, most: int = TRANSFER_ENTRIES) -> None:
+    """Copy the storage of ``slots`` (increasing: a layout's numbers) that a checkpoint shard
+    ``src`` (:func:`solver.cfr.files.load_slots_shard`) holds into ``dst`` (its regret and
+    strat_sum arrays, and 16-bit row scales, laid out by ``dst_offset`` and ``dst_row_offset``:
+    each listed slot's first entry and first row), marking them in ``covered``; pieces of about
+    ``most`` entries. CheckpointError if a slot's size differs (another game's shard)."""
+    common, i_src, i_dst = np.intersect1d(src["slots"], slots, assume_unique=True, return_indices=True)
+    if not len(common):
+        return
+    src_offset = src["slot_offset"]
+    sizes = src_offset[i_src + 1] - src_offset[i_src]
+    if not np.array_equal(sizes, dst_offset[i_dst + 1] - dst_offset[i_dst]):
+        raise CheckpointError("a shard of the checkpoint holds slots of another size: another game's")
+    ends = np.cumsum(sizes)
+    first = 0
+    while first < len(common):
+        last = max(int(np.searchsorted(ends, (ends[first - 1] if first else 0) + most, side="right")), first + 1)
+        last = min(last, len(common))
+        part = slice(first, last)
+        source = index_runs(src_offset[i_src[part]], sizes[part])
+        target = index_runs(dst_offset[i_dst[part]], sizes[part])
+        for name in ("regret", "strat_sum"):
+            dst[name][target] = src[name][source]
+        first = last
+    if dst_row_offset is not None:
+        src_rows = src["row_offset"]
+        rows = src_rows[i_src + 1] - src_rows[i_src]
+        source, target = index_runs(src_rows[i_src], rows), index_runs(dst_row_offset[i_dst], rows)
+        for name in ("regret_scale", "sum_scale"):
+            dst[name][target] = src[name][source]
+    covered[i_dst] = True
+
+
+def assemble_shards(shards: list, layout, sixteen: bool) -> dict:
+    """A streamed Ray run's checkpoint shards (their files) as whole-layout storage: regret and
+    strat_sum (and 16-bit row scales); CheckpointError unless every slot but the first round's
+    (the driver's) is in one."""
+    n = layout.n_entries
+    dtypes = (np.int16, np.uint16) if sixteen else (np.float32, np.float32)
+    whole = {"regret": np.zeros(n, dtypes[0]), "strat_sum": np.zeros(n, dtypes[1])}
+    every = np.arange(layout.n_slots, dtype=np.int64)
+    row_offset = None
+    if sixteen:
+        actions = layout.slot_actions.astype(np.int64)
+        row_offset = np.concatenate([[0], np.cumsum(actions)]).astype(np.int64)
+        whole["regret_scale"] = np.zeros(int(row_offset[-1]), np.float32)
+        whole["sum_scale"] = np.zeros(int(row_offset[-1]), np.float32)
+    covered = np.zeros(layout.n_slots, bool)
+    for path, _ in shards:
+        copy_slots(load_slots_shard(path, sixteen), every, layout.slot_offset, row_offset, whole, covered)
+    covered[layout.slot_round == 0] = True
+    if not covered.all():
+        raise CheckpointError(f"the checkpoint's shards hold {int(covered.sum()):,} of the game's {len(covered):,} "
+                              "slots: some are missing")
+    return whole
+
+
+def index_runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The indices of runs ``starts[k] .. starts[k] + sizes[k] - 1``, one after another (a set of
+    slots' entries, or rows, in some array)."""
+    sizes = np.asarray(sizes, np.int64)
+    return np.repeat(np.asarray(starts, np.int64) - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) \
+        + np.arange(int(sizes.sum()))
+
+
+def shards_into(data: dict, layout: StrategyLayout, sixteen: bool) -> None:
+    """A checkpoint written by streamed Ray actors (``data``: its trunk and shard list) made whole
+    in place, as a one-process checkpoint of ``layout``'s storage (16-bit: with every row's
+    scales); CheckpointError if a shard is missing, damaged, of a built tree's actors or of
+    another game."""
+    whole = assemble_shards(data["shards"], layout, sixteen)
+    for name in ("regret", "strat_sum"):   # (a half not read stays unread: None)
+        if data.get(name) is not None:
+            whole[name][:len(data[name])] = data[name]
+            data[name] = whole[name]
+    data["shards"] = []
+    if sixteen:
+        rows = len(data["row_scales"][0])
+        whole["regret_scale"][:rows], whole["sum_scale"][:rows] = data["row_scales"]
+        data["row_scales"] = (whole["regret_scale"], whole["sum_scale"])

@@ -21,6 +21,7 @@ minutes are measurement, not solving: they count neither in ``seconds`` nor in t
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import resource
@@ -41,10 +42,10 @@ from ..game.config import GameConfig
 from ..game.setup import GameSetup
 from ..game.plan import SolveTooLarge
 from .abstract import AbstractEngine
-from .distributed import ActorLost
+from .actors import ActorLost
 from .engine import DEFAULT_ALGORITHM, Engine
-from .files import (CHECKPOINT_NAME, STRATEGY_NAME, CheckpointError, load_checkpoint, remove_shards,
-                    save_checkpoint, save_strategy)
+from .files import (CHECKPOINT_NAME, STRATEGY_NAME, Checkpoint, CheckpointError, load_checkpoint, remove_shards,
+                    save_strategy)
 from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
 from .protocol import SolverEngine
 from .walker import Exploitability
@@ -166,7 +167,7 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
         if locks is not None:
             locks.check_hands(config)  # (a rule that matches no decision is found with the tree)
         if ray is not None:
-            from .distributed import RayError, import_ray
+            from .actors import RayError, import_ray
 
             if ray.actor_memory is not None:
                 raise RayError("--actor-memory is for streamed actors (--streamed): a built tree's actors each "
@@ -174,7 +175,7 @@ def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, 
             import_ray()
         return True
     if ray is not None:
-        from .distributed import import_ray
+        from .actors import import_ray
 
         import_ray()
     if locks is not None:
@@ -261,280 +262,348 @@ class RaySetup(NamedTuple):
     actor_memory: int | None = None   # bytes each streamed actor asks Ray for (its memory resource)
 
 
-def solve(game: GameConfig | GameSetup, algorithm: str | None = None, iterations: int | None = None,
-          target_mbb: float | None = None, time_limit: float | None = None, out_dir: str | Path | None = None,
-          resume: bool = False, progress: Callable[[str], None] | None = None,
-          check_every: int | None = None, streamed: bool | None = None,
-          locks: LockFile | None = None, ray: RaySetup | None = None,
-          certify_every: int | None = None, warm_from: str | Path | None = None) -> SolveResult:
-    """Solve ``game`` (a config, or its setup: its plan is then not made again); write results to
-    ``out_dir`` if given. See the module docstring.
-    ``streamed``: solve in the abstract game over a streamed tree even if the tree could be built
-    (None: when it must). ``locks``: decisions fixed by a lock file (a resume must give the
-    same one). ``ray``: run the subtrees in Ray actors (the same result, bit for bit).
-    ``algorithm``: None is the default algorithm for a new run, and the checkpoint's own for
-    a resumed one (a named one must be the checkpoint's). ``certify_every``: certify every so
-    many iterations too (a game solved in its abstract game; the module docstring). ``warm_from``:
-    a new run begins from that run's checkpoint, the same game and recall rule in other buckets
-    (:mod:`solver.cfr.warm`): its iteration and solving seconds count as this run's."""
-    check_stopping_rules(iterations, target_mbb, time_limit)
-    if warm_from is not None and resume:
-        raise ValueError("a warm start begins a new run; a resumed run goes on from its own checkpoint")
-    if certify_every is not None and certify_every < 1:
-        raise ValueError(f"certify every N iterations needs N of 1 or more, got {certify_every}")
-    setup = GameSetup.of(game)
-    config = setup.config
-    say = progress or (lambda line: None)
-    out = Path(out_dir) if out_dir is not None else None
-    checkpoint_path = out / CHECKPOINT_NAME if out else None
+@dataclass(frozen=True)
+class SolveOptions:
+    """How a solve runs (see :func:`solve`). ``streamed``: solve in the abstract game over a
+    streamed tree even if the tree could be built (None: when it must). ``locks``: decisions
+    fixed by a lock file (a resume must give the same one). ``ray``: run the subtrees in Ray
+    actors (the same result, bit for bit). ``algorithm``: None is the default algorithm for a new
+    run, and the checkpoint's own for a resumed one (a named one must be the checkpoint's).
+    ``certify_every``: certify every so many iterations too (a game solved in its abstract
+    game; the module docstring). ``warm_from``: a new run begins from that run's checkpoint, the
+    same game and recall rule in other buckets (:mod:`solver.cfr.warm`): its iteration and
+    solving seconds count as this run's."""
 
-    spent = 0.0
-    convergence: list[tuple[int, float, float]] = []
-    certified: list[tuple[int, float, float]] = []
-    warm_note = ""  # the warm start a run began from (JSON; kept in its checkpoint)
-    if resume:
-        if checkpoint_path is None:
+    algorithm: str | None = None
+    iterations: int | None = None
+    target_mbb: float | None = None
+    time_limit: float | None = None
+    out_dir: str | Path | None = None
+    resume: bool = False
+    progress: Callable[[str], None] | None = None
+    check_every: int | None = None
+    streamed: bool | None = None
+    locks: LockFile | None = None
+    ray: RaySetup | None = None
+    certify_every: int | None = None
+    warm_from: str | Path | None = None
+
+    def check(self) -> None:
+        """ValueError (one line) for options that cannot go together, before anything is built."""
+        check_stopping_rules(self.iterations, self.target_mbb, self.time_limit)
+        if self.warm_from is not None and self.resume:
+            raise ValueError("a warm start begins a new run; a resumed run goes on from its own checkpoint")
+        if self.certify_every is not None and self.certify_every < 1:
+            raise ValueError(f"certify every N iterations needs N of 1 or more, got {self.certify_every}")
+
+
+def solve(game: GameConfig | GameSetup, options: SolveOptions | None = None, **chosen) -> SolveResult:
+    """Solve ``game`` (a config, or its setup: its plan is then not made again) as ``options``
+    say, any of them given by name instead (``solve(config, iterations=100, out_dir=...)``);
+    write results to ``out_dir`` if given. See the module docstring and :class:`SolveOptions`."""
+    options = dataclasses.replace(options or SolveOptions(), **chosen)
+    options.check()
+    run = SolveRun(GameSetup.of(game), options)
+    run.begin()
+    run.iterate()
+    return run.finish()
+
+
+class SolveRun:
+    """One solve's state, from its beginning (new, warm-started or resumed) through its loop of
+    iterations, checks, certificates and checkpoints to its result (:func:`solve`)."""
+
+    def __init__(self, setup: GameSetup, options: SolveOptions):
+        self.setup, self.config, self.options = setup, setup.config, options
+        self.say = options.progress or (lambda line: None)
+        self.out = Path(options.out_dir) if options.out_dir is not None else None
+        self.checkpoint_path = self.out / CHECKPOINT_NAME if self.out else None
+        self.algorithm = options.algorithm
+        self.certify_every = options.certify_every
+        self.spent = 0.0
+        self.convergence: list[tuple[int, float, float]] = []
+        self.certified: list[tuple[int, float, float]] = []
+        self.warm_note = ""   # the warm start a run began from (JSON; kept in its checkpoint)
+        self.saved_at = None  # the iteration of this run's checkpoint on disk
+        self.compile_seconds = None
+        self.certifying = 0.0  # this process's certificates' seconds: measurement, not counted in ``spent``
+        self.last_certified = None  # this process's latest certificate (iteration, Exploitability, seconds)
+        self.x = None
+        self.stopped_by = None
+
+    # -- the beginning ------------------------------------------------------------------------
+    def begin(self) -> None:
+        """The engine, new or from the checkpoint; kernels compiled before any timing."""
+        if self.options.resume:
+            self._resume()
+        else:
+            self._begin_new()
+        engine = self.engine
+        if self.certify_every is not None and engine.exact_progress:
+            self.say("every progress check of this game is exact at full resolution already: --certify-every adds "
+                     "nothing")
+            self.certify_every = None
+        if engine.locks is not None:
+            self.say(engine.locks.describe())
+        # Compile (or load from the cache) before timing, so run time is run time. (Not for a streamed
+        # game: its check is a walk of minutes, thrown away here; its compiling counts in its first
+        # iteration, and its summary's compile_seconds is null.)
+        if engine.exact_progress:
+            compile_start = time.perf_counter()
+            engine.progress_exploitability()
+            self.compile_seconds = time.perf_counter() - compile_start
+
+    def _resume(self) -> None:
+        options, path = self.options, self.checkpoint_path
+        if path is None:
             raise ValueError("resume needs an output directory holding a checkpoint")
-        data = load_checkpoint(checkpoint_path, config, algorithm)
-        algorithm = str(data["algorithm"])
-        check_resume(data, checkpoint_path, locks)
+        data = load_checkpoint(path, self.config, self.algorithm)
+        self.algorithm = str(data["algorithm"])
+        check_resume(data, path, options.locks)
         # The checkpoint's own layout: a bucketed run resumes without clustering again.
-        engine = make_engine(setup, algorithm, row_of=data["row_of"], streamed=streamed, locks=locks, ray=ray)
+        self.engine = make_engine(self.setup, self.algorithm, row_of=data["row_of"], streamed=options.streamed,
+                                  locks=options.locks, ray=options.ray)
         # The engine takes the loaded arrays: copying them into its own would touch a second
         # copy of the storage (its zeros are never touched, so never resident): the triple-draw
         # preset's resume peaked at 24 GB and was killed for memory.
-        engine.restore(data, checkpoint_path)
-        spent = float(data["seconds"])
-        convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
-        certified = [(int(i), float(s), float(x)) for i, s, x in data["certified"]]
-        warm_note = data["warm_start"]
-        say(f"resumed at iteration {engine.iteration} ({spent:.1f} s spent before)")
-    else:
-        algorithm = algorithm or DEFAULT_ALGORITHM
-        engine = make_engine(setup, algorithm, streamed=streamed, locks=locks, ray=ray)
-        if warm_from is not None:
-            from .warm import warm_start
+        self.engine.restore(data, path)
+        self.spent = float(data["seconds"])
+        self.convergence = [(int(i), float(s), float(x)) for i, s, x in data["convergence"]]
+        self.certified = [(int(i), float(s), float(x)) for i, s, x in data["certified"]]
+        self.warm_note = data["warm_start"]
+        self.saved_at = int(data["iteration"])
+        self.say(f"resumed at iteration {self.engine.iteration} ({self.spent:.1f} s spent before)")
 
-            warm = warm_start(engine, warm_from)
-            if iterations is not None and iterations <= warm.iteration:
-                raise ValueError(f"the warm start's run has {warm.iteration} iterations already: give more than that "
-                                 "(--iterations counts them)")
-            if time_limit is not None and time_limit <= warm.seconds:
-                raise ValueError(f"the warm start's run solved {warm.seconds:.0f} s already: give a time limit above "
-                                 "that (--time-limit counts them)")
-            spent = warm.seconds
-            warm_note = json.dumps(warm.as_dict())
-            say(f"warm start from {warm.run} ({warm.game}): iteration {warm.iteration}, {warm.seconds:.1f} s of "
-                "solving counted as this run's")
-    if certify_every is not None and engine.exact_progress:
-        say("every progress check of this game is exact at full resolution already: --certify-every adds nothing")
-        certify_every = None
-    if engine.locks is not None:
-        say(engine.locks.describe())
+    def _begin_new(self) -> None:
+        options = self.options
+        self.algorithm = self.algorithm or DEFAULT_ALGORITHM
+        self.engine = make_engine(self.setup, self.algorithm, streamed=options.streamed, locks=options.locks,
+                                  ray=options.ray)
+        if options.warm_from is None:
+            return
+        from .warm import warm_start
 
-    # Compile (or load from the cache) before timing, so run time is run time. (Not for a streamed
-    # game: its check is a walk of minutes, thrown away here; its compiling counts in its first
-    # iteration, and its summary's compile_seconds is null.)
-    compile_seconds = None
-    if engine.exact_progress:
-        compile_start = time.perf_counter()
-        engine.progress_exploitability()
-        compile_seconds = time.perf_counter() - compile_start
+        warm = warm_start(self.engine, options.warm_from)
+        if options.iterations is not None and options.iterations <= warm.iteration:
+            raise ValueError(f"the warm start's run has {warm.iteration} iterations already: give more than that "
+                             "(--iterations counts them)")
+        if options.time_limit is not None and options.time_limit <= warm.seconds:
+            raise ValueError(f"the warm start's run solved {warm.seconds:.0f} s already: give a time limit above "
+                             "that (--time-limit counts them)")
+        self.spent = warm.seconds
+        self.warm_note = json.dumps(warm.as_dict())
+        self.say(f"warm start from {warm.run} ({warm.game}): iteration {warm.iteration}, {warm.seconds:.1f} s of "
+                 "solving counted as this run's")
 
-    saved_at = int(data["iteration"]) if resume else None  # the iteration of this run's checkpoint on disk
+    # -- checkpoints and lost actors ------------------------------------------------------------
+    def write_checkpoint(self) -> None:
+        if not self.checkpoint_path:
+            return
+        engine, locks = self.engine, self.options.locks
+        # (An engine with shards elsewhere writes them first; the checkpoint then names them.)
+        state = engine.checkpoint_state(self.checkpoint_path)
+        Checkpoint(self.config, self.algorithm, engine.iteration, self.spent,
+                   np.array(self.convergence, dtype=np.float64).reshape(-1, 3), state, engine.layout.row_of,
+                   locks.text if locks is not None else "", locks.base if locks is not None else "",
+                   np.array(self.certified, dtype=np.float64).reshape(-1, 3), self.warm_note).save(self.checkpoint_path)
+        self.saved_at = engine.iteration
+        if not state.shards:  # a Ray run's shards, resumed in one process: replaced
+            remove_shards(self.checkpoint_path.parent)
 
-    def write_checkpoint():
-        nonlocal saved_at
-        if checkpoint_path:
-            # (An engine with shards elsewhere writes them first; the checkpoint then names them.)
-            state = engine.checkpoint_state(checkpoint_path)
-            save_checkpoint(checkpoint_path, config, algorithm, engine.iteration, spent,
-                            np.array(convergence, dtype=np.float64).reshape(-1, 3), state.regret, state.strat_sum,
-                            engine.layout.row_of, locks.text if locks is not None else "",
-                            locks.base if locks is not None else "", state.shards, state.scales, state.row_scales,
-                            np.array(certified, dtype=np.float64).reshape(-1, 3), warm_note)
-            saved_at = engine.iteration
-            if not state.shards:  # a Ray run's shards, resumed in one process: replaced
-                remove_shards(checkpoint_path.parent)
-
-    def kept() -> str:
+    def kept(self) -> str:
         """What a stop at once leaves on disk."""
-        if checkpoint_path is None:
+        if self.checkpoint_path is None:
             return "nothing saved (no output directory)"
-        if saved_at is None:
+        if self.saved_at is None:
             return "no checkpoint written"
-        return f"the previous checkpoint at {checkpoint_path} (iteration {saved_at}) is kept (continue with --resume)"
+        return (f"the previous checkpoint at {self.checkpoint_path} (iteration {self.saved_at}) is kept (continue "
+                "with --resume)")
 
-    def write_last_checkpoint() -> str:
+    def write_last_checkpoint(self) -> str:
         """The checkpoint of a stopped run, at an iteration boundary (it resumes bit for bit); a
         second stop request during the write abandons it, the previous checkpoint staying whole.
         Returns what was kept."""
-        if checkpoint_path is None:
-            return f"interrupted at iteration {engine.iteration}"
-        if saved_at == engine.iteration and checkpoint_path.is_file():  # this iteration's is on disk already
-            return (f"interrupted at iteration {engine.iteration}; checkpoint written to {checkpoint_path} "
-                    "(continue with --resume)")
-        before = _file_identity(checkpoint_path)
+        path, iteration = self.checkpoint_path, self.engine.iteration
+        if path is None:
+            return f"interrupted at iteration {iteration}"
+        done = f"interrupted at iteration {iteration}; checkpoint written to {path} (continue with --resume)"
+        if self.saved_at == iteration and path.is_file():  # this iteration's is on disk already
+            return done
+        before = _file_identity(path)
         try:
-            say(f"writing the checkpoint of iteration {engine.iteration} (again to stop at once: "
-                + ("no checkpoint is kept)" if saved_at is None else f"the one of iteration {saved_at} is kept)"))
-            write_checkpoint()
+            self.say(f"writing the checkpoint of iteration {iteration} (again to stop at once: "
+                     + ("no checkpoint is kept)" if self.saved_at is None else
+                        f"the one of iteration {self.saved_at} is kept)"))
+            self.write_checkpoint()
         except KeyboardInterrupt:
-            if _file_identity(checkpoint_path) == before:  # not replaced: the earlier file (or none) stands
-                return f"interrupted again while writing the checkpoint of iteration {engine.iteration}: {kept()}"
-        return (f"interrupted at iteration {engine.iteration}; checkpoint written to {checkpoint_path} "
-                "(continue with --resume)")
+            if _file_identity(path) == before:  # not replaced: the earlier file (or none) stands
+                return f"interrupted again while writing the checkpoint of iteration {iteration}: {self.kept()}"
+        return done
 
-    def recover(lost: Exception) -> int:
+    def recover(self, lost: Exception) -> int:
         """A Ray actor was lost: new actors, every shard back to the last checkpoint (or to the
         start), the iterations since then run again (the same bits: the result is the
         uninterrupted run's). Returns the next check's iteration."""
+        engine = self.engine
         engine.restart()
-        if checkpoint_path is not None and checkpoint_path.is_file():
-            engine.restore(load_checkpoint(checkpoint_path, config, algorithm), checkpoint_path)
+        if self.checkpoint_path is not None and self.checkpoint_path.is_file():
+            engine.restore(load_checkpoint(self.checkpoint_path, self.config, self.algorithm), self.checkpoint_path)
         else:
             engine.reset_storage()
-        convergence[:] = [row for row in convergence if row[0] <= engine.iteration]
-        certified[:] = [row for row in certified if row[0] <= engine.iteration]
-        say(f"{lost}: new actors resume from iteration {engine.iteration}")
+        self.convergence[:] = [row for row in self.convergence if row[0] <= engine.iteration]
+        self.certified[:] = [row for row in self.certified if row[0] <= engine.iteration]
+        self.say(f"{lost}: new actors resume from iteration {engine.iteration}")
         return engine.iteration + 1
 
-    start = time.perf_counter()
-    base = spent
-    certifying = 0.0  # this process's certificates' seconds: measurement, not counted in ``spent``
-    last_certified = None  # this process's latest certificate (iteration, Exploitability, seconds)
-    next_certify = (engine.iteration // certify_every + 1) * certify_every if certify_every else math.inf
-
-    def take_certificate(abstract: Exploitability | None) -> None:
+    def take_certificate(self, abstract: Exploitability | None) -> None:
         """The exact certificate of this iteration, on the certified curve (its time apart)."""
-        nonlocal certifying, last_certified
-        say(f"iteration {engine.iteration}: certifying (exact best response at full resolution, "
-            f"about {engine.plan.certificate_seconds / 60:.0f} min, not counted as solving time)")
+        engine = self.engine
+        self.say(f"iteration {engine.iteration}: certifying (exact best response at full resolution, "
+                 f"about {engine.plan.certificate_seconds / 60:.0f} min, not counted as solving time)")
         t0 = time.perf_counter()
         try:
             cert = engine.exploitability()
         finally:
-            certifying += time.perf_counter() - t0
-        certified.append((engine.iteration, spent, cert.exploitability_mbb))
-        last_certified = (engine.iteration, cert, time.perf_counter() - t0)
+            self.certifying += time.perf_counter() - t0
+        self.certified.append((engine.iteration, self.spent, cert.exploitability_mbb))
+        self.last_certified = (engine.iteration, cert, time.perf_counter() - t0)
         said = "" if abstract is None else f" (abstract {abstract.exploitability_mbb:.2f})"
-        say(f"iteration {engine.iteration}: certified {cert.exploitability_mbb:.2f} mbb/hand{said} after "
-            f"{spent:.0f} s solving; the certificate took {time.perf_counter() - t0:.0f} s")
+        self.say(f"iteration {engine.iteration}: certified {cert.exploitability_mbb:.2f} mbb/hand{said} after "
+                 f"{self.spent:.0f} s solving; the certificate took {time.perf_counter() - t0:.0f} s")
 
-    if (certify_every and engine.iteration > 0 and engine.iteration % certify_every == 0
-            and (not certified or certified[-1][0] != engine.iteration)):
-        take_certificate(None)  # a run stopped before its certificate was taken: taken now
-    last_checkpoint = start
-    last_said = -math.inf
-    checkpoint_gap = CHECKPOINT_SECONDS
-    iter_seconds = None
-    check_seconds = 0.0
-    checks_seconds = 0.0  # all checks of this process (the share binds on its own time)
-    next_check = engine.iteration + 1
-    x = None
-    stopped_by = None
-    stops = StopRequests(say)
-    with stops:
-        try:
-            while not stops.requested:
-                if iterations is not None and engine.iteration >= iterations:
-                    stopped_by = "iterations"
-                elif time_limit is not None and spent >= time_limit:
-                    stopped_by = "time limit"
-                elif (target_mbb is not None and convergence and convergence[-1][0] == engine.iteration
-                      and convergence[-1][2] <= target_mbb):
-                    stopped_by = "target exploitability"
-                if stopped_by:
-                    break
-                # Run up to the next check, in slices short enough to honour the time limit; a stop
-                # request ends the slice at an iteration boundary.
-                todo = next_check - engine.iteration
-                if iterations is not None:
-                    todo = min(todo, iterations - engine.iteration)
-                if certify_every:
-                    todo = min(todo, next_certify - engine.iteration)
-                if time_limit is not None and iter_seconds:
-                    todo = min(todo, max(1, int((time_limit - spent) / iter_seconds)))
+    # -- the loop ----------------------------------------------------------------------------
+    def _stop_rule(self) -> str | None:
+        options, iteration = self.options, self.engine.iteration
+        if options.iterations is not None and iteration >= options.iterations:
+            return "iterations"
+        if options.time_limit is not None and self.spent >= options.time_limit:
+            return "time limit"
+        if (options.target_mbb is not None and self.convergence and self.convergence[-1][0] == iteration
+                and self.convergence[-1][2] <= options.target_mbb):
+            return "target exploitability"
+        return None
+
+    def iterate(self) -> None:
+        """Iterations, checks, certificates and checkpoints until a stopping rule holds or a stop is
+        requested (Interrupted then, with what was kept)."""
+        engine, options = self.engine, self.options
+        certify_every = self.certify_every
+        self.start = start = time.perf_counter()
+        self.base = base = self.spent
+        next_certify = (engine.iteration // certify_every + 1) * certify_every if certify_every else math.inf
+        if (certify_every and engine.iteration > 0 and engine.iteration % certify_every == 0
+                and (not self.certified or self.certified[-1][0] != engine.iteration)):
+            self.take_certificate(None)  # a run stopped before its certificate was taken: taken now
+        last_checkpoint = start
+        last_said = -math.inf
+        checkpoint_gap = CHECKPOINT_SECONDS
+        iter_seconds = None
+        check_seconds = 0.0
+        checks_seconds = 0.0  # all checks of this process (the share binds on its own time)
+        next_check = engine.iteration + 1
+        stops = StopRequests(self.say)
+        with stops:
+            try:
+                while not stops.requested:
+                    self.stopped_by = self._stop_rule()
+                    if self.stopped_by:
+                        break
+                    # Run up to the next check, in slices short enough to honour the time limit; a stop
+                    # request ends the slice at an iteration boundary.
+                    todo = next_check - engine.iteration
+                    if options.iterations is not None:
+                        todo = min(todo, options.iterations - engine.iteration)
+                    if certify_every:
+                        todo = min(todo, next_certify - engine.iteration)
+                    if options.time_limit is not None and iter_seconds:
+                        todo = min(todo, max(1, int((options.time_limit - self.spent) / iter_seconds)))
+                    t0 = time.perf_counter()
+                    first = engine.iteration
+                    try:
+                        while engine.iteration < first + todo and not stops.requested:
+                            engine.run_iterations(1)
+                    except ActorLost as lost:
+                        next_check = self.recover(lost)
+                        continue
+                    iter_seconds = (time.perf_counter() - t0) / max(engine.iteration - first, 1)
+                    self.spent = base + time.perf_counter() - start - self.certifying
+                    if stops.requested:
+                        break
+                    if engine.iteration >= next_check or engine.iteration >= next_certify:
+                        t0 = time.perf_counter()
+                        try:
+                            self.x = x = engine.progress_exploitability()
+                        except ActorLost as lost:
+                            next_check = self.recover(lost)
+                            continue
+                        check_seconds = time.perf_counter() - t0
+                        self.spent = base + time.perf_counter() - start - self.certifying
+                        self.convergence.append((engine.iteration, self.spent, x.exploitability_mbb))
+                        if time.perf_counter() - last_said >= PROGRESS_SECONDS:
+                            note = engine.progress_note()
+                            self.say(_progress_line(engine.iteration, x, self.spent, options.iterations,
+                                                    options.target_mbb, options.time_limit, iter_seconds,
+                                                    self.convergence) + (f"  ({note})" if note else ""))
+                            last_said = time.perf_counter()
+                        checks_seconds += check_seconds
+                        next_check = engine.iteration + (options.check_every or next_check_gap(
+                            engine.iteration, check_seconds, iter_seconds, checks_seconds,
+                            time.perf_counter() - start - self.certifying))
+                    if engine.iteration >= next_certify:
+                        try:
+                            self.take_certificate(self.x)
+                        except ActorLost as lost:
+                            next_check = self.recover(lost)
+                            continue
+                        next_certify += certify_every
+                    if self.checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
+                        t0 = time.perf_counter()
+                        try:
+                            self.write_checkpoint()
+                        except ActorLost as lost:
+                            next_check = self.recover(lost)
+                            continue
+                        last_checkpoint = time.perf_counter()
+                        # Big games: keep checkpoint writing to a few percent of the run.
+                        checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
+            except KeyboardInterrupt:
+                raise Interrupted(f"stopped at once during iteration {engine.iteration + 1}: {self.kept()}") from None
+            if stops.requested:
+                # At an iteration boundary: the checkpoint resumes bit for bit.
+                self.spent = base + time.perf_counter() - start - self.certifying
+                raise Interrupted(self.write_last_checkpoint())
+
+    # -- the end -------------------------------------------------------------------------------
+    def finish(self) -> SolveResult:
+        """The last check, the checkpoint, the certificate (a game solved in its abstract game) and
+        the run's files."""
+        engine, x = self.engine, self.x
+        if x is None or not self.convergence or self.convergence[-1][0] != engine.iteration:
+            x = engine.progress_exploitability()
+            if not self.convergence or self.convergence[-1][0] != engine.iteration:  # a finished run resumed
+                self.convergence.append((engine.iteration, self.spent, x.exploitability_mbb))
+        progress_x, certificate_seconds = x, 0.0
+        self.write_checkpoint()  # before a certificate of minutes: nothing solved is lost to a stop then
+        if not engine.exact_progress:
+            if self.last_certified is not None and self.last_certified[0] == engine.iteration:
+                x, certificate_seconds = self.last_certified[1:]  # certified at this iteration already
+            else:
+                # Progress was measured in the abstract game; what counts is the real game's, exactly.
+                self.say(f"certifying: exact best response at full resolution (about "
+                         f"{engine.plan.certificate_seconds / 60:.0f} min)")
                 t0 = time.perf_counter()
-                first = engine.iteration
-                try:
-                    while engine.iteration < first + todo and not stops.requested:
-                        engine.run_iterations(1)
-                except ActorLost as lost:
-                    next_check = recover(lost)
-                    continue
-                iter_seconds = (time.perf_counter() - t0) / max(engine.iteration - first, 1)
-                spent = base + time.perf_counter() - start - certifying
-                if stops.requested:
-                    break
-                if engine.iteration >= next_check or engine.iteration >= next_certify:
-                    t0 = time.perf_counter()
-                    try:
-                        x = engine.progress_exploitability()
-                    except ActorLost as lost:
-                        next_check = recover(lost)
-                        continue
-                    check_seconds = time.perf_counter() - t0
-                    spent = base + time.perf_counter() - start - certifying
-                    convergence.append((engine.iteration, spent, x.exploitability_mbb))
-                    if time.perf_counter() - last_said >= PROGRESS_SECONDS:
-                        note = engine.progress_note()
-                        say(_progress_line(engine.iteration, x, spent, iterations, target_mbb, time_limit,
-                                           iter_seconds, convergence) + (f"  ({note})" if note else ""))
-                        last_said = time.perf_counter()
-                    checks_seconds += check_seconds
-                    next_check = engine.iteration + (check_every or next_check_gap(
-                        engine.iteration, check_seconds, iter_seconds, checks_seconds,
-                        time.perf_counter() - start - certifying))
-                if engine.iteration >= next_certify:
-                    try:
-                        take_certificate(x)
-                    except ActorLost as lost:
-                        next_check = recover(lost)
-                        continue
-                    next_certify += certify_every
-                if checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
-                    t0 = time.perf_counter()
-                    try:
-                        write_checkpoint()
-                    except ActorLost as lost:
-                        next_check = recover(lost)
-                        continue
-                    last_checkpoint = time.perf_counter()
-                    # Big games: keep checkpoint writing to a few percent of the run.
-                    checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
-        except KeyboardInterrupt:
-            raise Interrupted(f"stopped at once during iteration {engine.iteration + 1}: {kept()}") from None
-        if stops.requested:
-            # At an iteration boundary: the checkpoint resumes bit for bit.
-            spent = base + time.perf_counter() - start - certifying
-            raise Interrupted(write_last_checkpoint())
-
-    if x is None or not convergence or convergence[-1][0] != engine.iteration:
-        x = engine.progress_exploitability()
-        if not convergence or convergence[-1][0] != engine.iteration:  # a finished run resumed: no new row
-            convergence.append((engine.iteration, spent, x.exploitability_mbb))
-    progress_x, certificate_seconds = x, 0.0
-    write_checkpoint()  # before a certificate of minutes: nothing solved is lost to a stop then
-    if not engine.exact_progress:
-        if last_certified is not None and last_certified[0] == engine.iteration:
-            x, certificate_seconds = last_certified[1:]  # certified at this iteration already
-        else:
-            # Progress was measured in the abstract game; what counts is the real game's, exactly.
-            say(f"certifying: exact best response at full resolution (about "
-                f"{engine.plan.certificate_seconds / 60:.0f} min)")
-            t0 = time.perf_counter()
-            x = engine.exploitability()
-            certificate_seconds = time.perf_counter() - t0
-            certifying += certificate_seconds
-            if certify_every and (not certified or certified[-1][0] != engine.iteration):
-                certified.append((engine.iteration, spent, x.exploitability_mbb))
-                write_checkpoint()  # the curve a resume goes on with holds this certificate too
-    result = SolveResult(engine, x, engine.iteration, spent, stopped_by, out, convergence, progress_x,
-                         certificate_seconds, certified, certifying, json.loads(warm_note) if warm_note else None)
-    if out:
-        write_outputs(result, compile_seconds)
-    return result
+                x = engine.exploitability()
+                certificate_seconds = time.perf_counter() - t0
+                self.certifying += certificate_seconds
+                if self.certify_every and (not self.certified or self.certified[-1][0] != engine.iteration):
+                    self.certified.append((engine.iteration, self.spent, x.exploitability_mbb))
+                    self.write_checkpoint()  # the curve a resume goes on with holds this certificate too
+        result = SolveResult(engine, x, engine.iteration, self.spent, self.stopped_by, self.out, self.convergence,
+                             progress_x, certificate_seconds, self.certified, self.certifying,
+                             json.loads(self.warm_note) if self.warm_note else None)
+        if self.out:
+            write_outputs(result, self.compile_seconds)
+        return result
 
 
 def next_check_gap(iteration: int, check_seconds: float, iter_seconds: float, checks_seconds: float,

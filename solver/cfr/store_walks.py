@@ -33,8 +33,8 @@ from ..game.tree import BET, DRAW, PublicTree, expand_tree
 from . import kernels
 from .kernels import Cuts, Record
 from .streamed import WalkSummary
-from .walker import (NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, in_threads, read_only, slot_strategy,
-                     tree_arrays)
+from .walker import (NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, in_threads, read_only,
+                     slot_strategy, tree_arrays, walk_over_cuts)
 
 
 class LocalPlay(NamedTuple):
@@ -182,12 +182,11 @@ class StoreWalks:
         walk = (roots, root_reach, root_value, traverser, policy)
         groups = (kernels.NO_UPDATE, self.trunk_arrays, trunk_layout, self.draws, self.trunk_play.play, NO_STORAGE,
                   NO_STORAGE, cuts, work, record)
-        kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
-        if n_cuts:
+
+        def below() -> None:
             shape = self.shape
             shape_arrays = self.shape_arrays
-            threads = threads or numba.get_num_threads()
-            n_chunks = max(1, min(n_cuts, threads))
+            n_chunks = max(1, min(n_cuts, threads or numba.get_num_threads()))
             bounds = [chunk * n_cuts // n_chunks for chunk in range(n_chunks + 1)]
             base = shape_record or kernels.no_record(shape.n_nodes, n)
             sums = np.zeros((n_chunks,) + record.summary.shape)
@@ -199,7 +198,7 @@ class StoreWalks:
                 contrib = np.empty((shape.n_nodes, 2))
                 chunk_record = base._replace(summary=sums[chunk])
                 for c in range(bounds[chunk], bounds[chunk + 1]):
-                    # (kernels._walk_cut: a cut the opponent never reaches is worth 0, not walked)
+                    # (kernels.walk_cut: a cut the opponent never reaches is worth 0, not walked)
                     if not cuts.reach[c, 1 - traverser].any():
                         cuts.value[c] = 0.0
                         continue
@@ -214,7 +213,8 @@ class StoreWalks:
             in_threads(n_chunks, walk_chunk)
             for chunk in range(n_chunks):
                 record.summary[...] += sums[chunk]
-            kernels.traverse(*walk, kernels.TRUNK, *groups)
+
+        walk_over_cuts(walk, groups, n_cuts, below)
         self.last_cuts = cuts
         return kernels.root_total(deal, root_value[0])
 

@@ -37,8 +37,10 @@ from . import kernels
 from .files import CheckpointError
 from .kernels import CutEntries, Cuts, Discount, DrawTables, Record, Storage, StreamedTree
 from .protocol import CheckpointState, StorageHere
+from .rules import Iterating
+from .shards import shards_into
 from .walker import (NO_STORAGE, Exploitability, NodeStats, action_columns, draw_tables, in_threads, normalised_slots,
-                     read_only, tree_arrays)
+                     read_only, tree_arrays, walk_over_cuts)
 
 
 class WalkSummary(NamedTuple):
@@ -138,7 +140,7 @@ def unmerged(arrays: StreamedArrays) -> StreamedArrays:
     return arrays._replace(tree=tree._replace(trunk_layout=tree.trunk_layout._replace(merge_from=-1)))
 
 
-def _trunk_walk(game: StreamedTree, draws: DrawTables, deal_prob: np.ndarray):
+def trunk_walk(game: StreamedTree, draws: DrawTables, deal_prob: np.ndarray):
     """Buffers of a walk of the trunk: work buffers, and its ``roots``, ``root_reach`` and
     ``root_value`` (:func:`kernels.trunk_root`)."""
     max_depth, n_act_max, n_sets, max_width = kernels.walk_sizes(game, draws)
@@ -158,13 +160,13 @@ def walk_streamed(traverser: int, policy: int, deal_prob: np.ndarray, game: Stre
     the shape's (every cut's: it records no node), whose summary each chunk sums apart, added in
     chunk order after the walks.
     """
-    work, roots, root_reach, root_value = _trunk_walk(game, draws, deal_prob)
+    work, roots, root_reach, root_value = trunk_walk(game, draws, deal_prob)
     cuts = game.cuts
     n_cuts = len(cuts.nodes)
     walk = (roots, root_reach, root_value, traverser, policy)
     groups = (kernels.NO_UPDATE, game.trunk, game.trunk_layout, draws, play, NO_STORAGE, NO_STORAGE, cuts, work, record)
-    kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
-    if n_cuts:
+
+    def below() -> None:
         n_chunks = max(1, min(n_cuts, n_threads))
         bounds = [chunk * n_cuts // n_chunks for chunk in range(n_chunks + 1)]
         sums = np.zeros((n_chunks,) + record.summary.shape)
@@ -174,7 +176,8 @@ def walk_streamed(traverser: int, policy: int, deal_prob: np.ndarray, game: Stre
             NO_STORAGE, NO_STORAGE, shape_record._replace(summary=sums[chunk]), np.uint64(0)))
         for chunk in range(n_chunks):
             record.summary[...] += sums[chunk]
-        kernels.traverse(*walk, kernels.TRUNK, *groups)
+
+    walk_over_cuts(walk, groups, n_cuts, below)
     return kernels.root_total(deal_prob, root_value[0])
 
 
@@ -203,7 +206,7 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
     (:func:`kernels.settle_seat`) before the trunk's walk adds in place; the regrets were not
     discounted before this walk. None: the delta is only added (a discount applied before).
     """
-    work, roots, root_reach, root_value = _trunk_walk(game, draws, deal_prob)
+    work, roots, root_reach, root_value = trunk_walk(game, draws, deal_prob)
     seed = np.uint64(seed)
     cuts = game.cuts
     n_cuts = len(cuts.nodes)
@@ -216,8 +219,8 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
         kernels.settle_seat(storage.regret, storage.delta, settle[0], settle[1], traverser, *settle[2:])
     groups = (adding, game.trunk, game.trunk_layout, draws, storage.play, storage.regret, storage.strat_sum, cuts,
               work, record)
-    kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
-    if n_cuts:
+
+    def below() -> None:
         pruned = policy != kernels.UPDATE
         in_threads(len(chunk_start) - 1, lambda chunk: kernels.walk_cut_chunk(
             chunk_cuts[chunk_start[chunk]:chunk_start[chunk + 1]], pruned, traverser, policy, adding, game, draws,
@@ -227,7 +230,8 @@ def update_streamed(traverser: int, policy: int, adding: Discount, deal_prob: np
         else:
             kernels.settle_seat(storage.regret, storage.delta, settle[0], settle[1], traverser, *settle[2:])
         work.rng[0] = stream_seed(seed, 0)  # the trunk's picks again
-        kernels.traverse(*walk, kernels.TRUNK, *groups)
+
+    walk_over_cuts(walk, groups, n_cuts, below)
     return kernels.root_total(deal_prob, root_value[0])
 
 
@@ -398,34 +402,7 @@ class StreamedWalker:
         return Exploitability(br_button, br_bb, self.evaluate(play))
 
 
-def index_runs(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The indices of runs ``starts[k] .. starts[k] + sizes[k] - 1``, one after another (a set of
-    slots' entries, or rows, in some array)."""
-    sizes = np.asarray(sizes, np.int64)
-    return np.repeat(np.asarray(starts, np.int64) - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) \
-        + np.arange(int(sizes.sum()))
-
-
-def shards_into(data: dict, layout: StrategyLayout, sixteen: bool) -> None:
-    """A checkpoint written by streamed Ray actors (``data``: its trunk and shard list) made whole
-    in place, as a one-process checkpoint of ``layout``'s storage (16-bit: with every row's
-    scales); CheckpointError if a shard is missing, damaged, of a built tree's actors or of
-    another game."""
-    from .streamed_ray import assemble_shards
-
-    whole = assemble_shards(data["shards"], layout, sixteen)
-    for name in ("regret", "strat_sum"):   # (a half not read stays unread: None)
-        if data.get(name) is not None:
-            whole[name][:len(data[name])] = data[name]
-            data[name] = whole[name]
-    data["shards"] = []
-    if sixteen:
-        rows = len(data["row_scales"][0])
-        whole["regret_scale"][:rows], whole["sum_scale"][:rows] = data["row_scales"]
-        data["row_scales"] = (whole["regret_scale"], whole["sum_scale"])
-
-
-class StreamedEngine(StorageHere):
+class StreamedEngine(Iterating, StorageHere):
     """What engines over a streamed game share: no built tree (a strategy is read through its
     layout's rule), the certificate, the average strategy, and the rest of the solve loop's
     interface (:class:`solver.cfr.protocol.SolverEngine`). Subclasses set ``setup``, ``config``, ``plan``,

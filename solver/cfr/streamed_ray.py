@@ -32,52 +32,33 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from abstractions.random import stream_seed
-
 from ..game.config import GameConfig
 from ..game.plan import format_bytes, machine_memory_bytes
 from ..game.layout import no_rule
 from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
-from .distributed import GatheredStorage, RayError, actor_seconds, connect, kill_actors, ray_results
+from .actors import GatheredStorage, RayError, actor_seconds, connect, kill_actors, ray_results
 from .engine import DEFAULT_ALGORITHM
 from .files import SHARD_DIR, CheckpointError, keep_shards, load_slots_shard, save_slots_shard
+from .planning import ActorPlan, game_parts, owned_groups, plan_actors, smallest_cluster
 from .protocol import CheckpointState
 from .quantized import NO_VALUES, QuantizedStorage, group_plan, local_slots, row_map
-from .streamed import (StreamedArrays, _trunk_walk, balance_groups, cut_entries, cut_members, group_chunks,
-                       index_runs,
-                       streamed_arrays)
-from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only
+from .rules import RowScaleRule, SettleRule, Step, UpdateRule
+from .shards import TRANSFER_ENTRIES, copy_slots, index_runs
+from .streamed import balance_groups, cut_entries, cut_members, streamed_arrays, trunk_walk
+from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only, walk_over_cuts
 
 
-# -- planning actors ------------------------------------------------------------------------------
-
-# An actor's peak resident memory is planned as (GroupsActor): ACTOR_BASE_BYTES (a Ray worker
-# with Python, NumPy, Numba and the walks compiled (cached): measured, an actor of a tiny game at
-# 315 MB less what the terms below count for it) plus the larger of building the layout
-# (LAYOUT_BUILD_FACTOR times its arrays, measured: 2.4 on full-resolution cap-4 triple draw, 2.6
-# on the preset's rule at cap 2) and the solve's steady state: the trunk and shape, its cuts'
-# entry tables, its storage and a transfer piece (both ways; the layout, every slot's, is let go
-# once the actor has its entries: it is the driver's to keep). A first run after
-# the walks' code changed compiles them in each actor: about 140 MB more, once. Measured against
-# the plan: within 7% at cap 2 and cap 4 (BENCHMARKS.md, "Streamed actors").
-ACTOR_BASE_BYTES = 250 << 20
-LAYOUT_BUILD_FACTOR = 2.5
-CUT_TABLE_BYTES = 4 * 8       # per decision node of its cuts: the entry table and the copies made finding its slots
 
 # Streamed actors deal their groups again once, by the seconds their update walks took over this
 # many iterations (after the first, which may compile), if the slowest actor's share falls by this.
 BALANCE_ITERATIONS = 3
 BALANCE_GAIN = 0.05
 
-# Entries an actor sends or takes in one call (float32 regrets and sums: 32 MB a piece, both ways).
-TRANSFER_ENTRIES = 1 << 22
-
-
 
 class Balance(NamedTuple):
-    """The deal of groups by measured cost (:meth:`StreamedRayEngine.run_iterations`)."""
+    """The deal of groups by measured cost (:meth:`StreamedRayEngine.after_iteration`)."""
 
     iteration: int        # measured up to
     before: list          # each actor's seconds of update walks an iteration, as dealt
@@ -93,179 +74,6 @@ class Balance(NamedTuple):
             return f"dealt by measured cost after iteration {self.iteration}: {shares(self.before)} -> " \
                    f"{shares(self.after)} s"
         return f"measured {shares(self.before)} s after iteration {self.iteration}: the deal kept ({self.why})"
-
-
-class GameParts(NamedTuple):
-    """What plans of a streamed game's actors read, found once (:func:`game_parts`)."""
-
-    config: GameConfig
-    cut_group: np.ndarray       # each cut's group (named by its first cut: kernels.cut_groups)
-    cut_decisions: np.ndarray   # each cut's decision nodes
-    group_entries: np.ndarray   # by group name: its storage entries (0 at cuts naming no group)
-    group_rows: np.ndarray      # by group name: its action rows
-    trunk_entries: int          # the driver's (the first round's slots)
-    trunk_rows: int
-    entries: int                # the whole storage
-    layout_bytes: int           # the layout's and its recall rule's arrays, which every process holds
-    built_nodes: int            # the trunk and one shape
-    states: int                 # the private states walked (buckets, or value classes)
-
-
-def game_parts(setup: GameSetup, arrays: StreamedArrays | None = None, group: np.ndarray | None = None
-               ) -> GameParts:
-    """The parts of ``setup``'s streamed game that its actors' memory depends on: the cut groups and
-    each one's storage, found as the engine finds them (seconds; at cap 4 at full resolution, the
-    layout of 91 million slots is built: about 5 GB, half a minute). ``arrays`` and ``group``:
-    the walked game's arrays and cut groups, if made already."""
-    layout = setup.walked_layout
-    game = setup.game
-    arrays = arrays or streamed_arrays(game, layout, setup.walked_states)
-    group = kernels.cut_groups(arrays.tree, layout.n_slots) if group is None else group
-    decisions, entries, rows = kernels.group_sizes(arrays.tree, layout.slot_offset, layout.slot_actions, group)
-    trunk_slots = int((layout.slot_round == 0).sum())
-    rule = layout.rule
-    layout_bytes = sum(getattr(layout, name).nbytes for name in layout.ARRAYS) + sum(
-        value.nbytes for value in vars(rule).values() if isinstance(value, np.ndarray))
-    shape_nodes = game.shape.n_nodes if game.shape is not None else 0
-    return GameParts(setup.config, group, decisions, entries, rows, int(layout.slot_offset[trunk_slots]),
-                     int(layout.slot_actions[:trunk_slots].astype(np.int64).sum()), int(layout.n_entries),
-                     int(layout_bytes), game.trunk.n_nodes + shape_nodes, setup.walked_states.n_values)
-
-
-class ActorPlan(NamedTuple):
-    """The planned memory of a streamed game's actors (:func:`plan_actors`)."""
-
-    actors: int
-    storage_bits: int
-    blocks: list               # each actor's cuts
-    entries: list              # each actor's storage entries
-    bytes: list                # each actor's planned peak resident bytes
-    fixed_bytes: int           # what every actor holds whatever its share (the process, the trunk and shape)
-    driver_bytes: int          # the driver: the same fixed part, the trunk's storage and a strategy-file chunk
-    gather_bytes: int          # the whole storage: what a deal by measured cost moves through the driver
-
-    @property
-    def largest(self) -> int:
-        return max(self.bytes)
-
-
-def plan_actors(parts: GameParts, actors: int, storage_bits: int = 32, threads: int = 1,
-                blocks: list | None = None) -> ActorPlan:
-    """Each of ``actors`` streamed actors' peak resident memory (its groups dealt as the engine
-    deals them, or ``blocks``: each actor's cuts), on ``threads`` threads each, in float32 or
-    16-bit storage."""
-    from ..game.plan import (BYTES_PER_ENTRY, BYTES_PER_NODE, QUANTIZED_BYTES_PER_ENTRY, QUANTIZED_BYTES_PER_ROW,
-                             QUANTIZED_LOCAL_BYTES, STREAMED_DELTA_BYTES)
-
-    blocks = owned_groups(parts.cut_group, actors) if blocks is None else blocks
-    nodes = parts.built_nodes * (BYTES_PER_NODE + 24 * threads)
-    fixed = ACTOR_BASE_BYTES + nodes          # (an actor lets the layout go once it has its entries)
-    building = ACTOR_BASE_BYTES + int(LAYOUT_BUILD_FACTOR * parts.layout_bytes)
-    entries, peaks = [], []
-    for block in blocks:
-        names = np.unique(parts.cut_group[block])
-        n = int(parts.group_entries[names].sum())
-        if storage_bits == 32:
-            storage = n * (BYTES_PER_ENTRY + STREAMED_DELTA_BYTES)
-        else:
-            largest = int(parts.group_entries[names].max()) if len(names) else 0
-            storage = (n * QUANTIZED_BYTES_PER_ENTRY + int(parts.group_rows[names].sum()) * QUANTIZED_BYTES_PER_ROW
-                       + QUANTIZED_LOCAL_BYTES * threads * largest)
-        cuts = int(parts.cut_decisions[block].sum()) * CUT_TABLE_BYTES + len(block) * 2 * 4 * parts.states * 8
-        transfer = 2 * 4 * min(n, TRANSFER_ENTRIES) * 2   # a piece of each array, and its copy on the way
-        entries.append(n)
-        peaks.append(max(building, fixed + cuts + storage + transfer))
-    per_entry = BYTES_PER_ENTRY + STREAMED_DELTA_BYTES if storage_bits == 32 else QUANTIZED_BYTES_PER_ENTRY
-    # (a gather: both arrays whole, float32 or 16-bit integers with every row's two scales)
-    rows = int(parts.group_rows.sum()) + parts.trunk_rows
-    gather = 8 * parts.entries if storage_bits == 32 else 4 * parts.entries + QUANTIZED_BYTES_PER_ROW * rows
-    chunk = (4 + 8 + 4) * (1 << 24)   # (a strategy-file chunk: its probabilities, their entries, a piece received)
-    driver = fixed + parts.layout_bytes + parts.trunk_entries * per_entry + chunk   # (the driver keeps the layout)
-    return ActorPlan(actors, storage_bits, blocks, entries, peaks, fixed, max(building, driver), gather)
-
-
-def smallest_cluster(parts: GameParts, machine_bytes: int, storage_bits: int = 32, threads: int = 1,
-                     share: float = 0.75) -> ActorPlan | None:
-    """The plan of the fewest actors, one a machine of ``machine_bytes``, each within ``share`` of
-    its machine (three quarters, as a one-process plan leaves a quarter to the system); None if
-    even one group alone does not fit."""
-    for actors in range(1, len(np.unique(parts.cut_group)) + 1):
-        plan = plan_actors(parts, actors, storage_bits, threads)
-        if plan.largest <= share * machine_bytes:
-            return plan
-    return None
-
-
-def owned_groups(cut_group: np.ndarray, actors: int) -> list[np.ndarray]:
-    """The cuts of each of ``actors`` actors: whole groups, as threads get them
-    (:func:`solver.cfr.streamed.group_chunks`; each actor's cuts in increasing order)."""
-    groups = len(np.unique(cut_group))
-    if groups < actors:
-        raise RayError(f"the game's subtrees form {groups} group(s) of shared slots: at most that many actors")
-    return _chunks(*group_chunks(cut_group, actors))
-
-
-def _chunks(cuts: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
-    """:func:`solver.cfr.streamed.group_chunks`'s chunks as a list, one array each."""
-    return [cuts[starts[k]:starts[k + 1]] for k in range(len(starts) - 1)]
-
-
-def copy_slots(src: dict, slots: np.ndarray, dst_offset: np.ndarray, dst_row_offset: np.ndarray | None,
-               dst: dict, covered: np.ndarray, most: int = TRANSFER_ENTRIES) -> None:
-    """Copy the storage of ``slots`` (increasing: a layout's numbers) that a checkpoint shard
-    ``src`` (:func:`solver.cfr.files.load_slots_shard`) holds into ``dst`` (its regret and
-    strat_sum arrays, and 16-bit row scales, laid out by ``dst_offset`` and ``dst_row_offset``:
-    each listed slot's first entry and first row), marking them in ``covered``; pieces of about
-    ``most`` entries. CheckpointError if a slot's size differs (another game's shard)."""
-    common, i_src, i_dst = np.intersect1d(src["slots"], slots, assume_unique=True, return_indices=True)
-    if not len(common):
-        return
-    src_offset = src["slot_offset"]
-    sizes = src_offset[i_src + 1] - src_offset[i_src]
-    if not np.array_equal(sizes, dst_offset[i_dst + 1] - dst_offset[i_dst]):
-        raise CheckpointError("a shard of the checkpoint holds slots of another size: another game's")
-    ends = np.cumsum(sizes)
-    first = 0
-    while first < len(common):
-        last = max(int(np.searchsorted(ends, (ends[first - 1] if first else 0) + most, side="right")), first + 1)
-        last = min(last, len(common))
-        part = slice(first, last)
-        source = index_runs(src_offset[i_src[part]], sizes[part])
-        target = index_runs(dst_offset[i_dst[part]], sizes[part])
-        for name in ("regret", "strat_sum"):
-            dst[name][target] = src[name][source]
-        first = last
-    if dst_row_offset is not None:
-        src_rows = src["row_offset"]
-        rows = src_rows[i_src + 1] - src_rows[i_src]
-        source, target = index_runs(src_rows[i_src], rows), index_runs(dst_row_offset[i_dst], rows)
-        for name in ("regret_scale", "sum_scale"):
-            dst[name][target] = src[name][source]
-    covered[i_dst] = True
-
-
-def assemble_shards(shards: list, layout, sixteen: bool) -> dict:
-    """A streamed Ray run's checkpoint shards (their files) as whole-layout storage: regret and
-    strat_sum (and 16-bit row scales); CheckpointError unless every slot but the first round's
-    (the driver's) is in one."""
-    n = layout.n_entries
-    dtypes = (np.int16, np.uint16) if sixteen else (np.float32, np.float32)
-    whole = {"regret": np.zeros(n, dtypes[0]), "strat_sum": np.zeros(n, dtypes[1])}
-    every = np.arange(layout.n_slots, dtype=np.int64)
-    row_offset = None
-    if sixteen:
-        actions = layout.slot_actions.astype(np.int64)
-        row_offset = np.concatenate([[0], np.cumsum(actions)]).astype(np.int64)
-        whole["regret_scale"] = np.zeros(int(row_offset[-1]), np.float32)
-        whole["sum_scale"] = np.zeros(int(row_offset[-1]), np.float32)
-    covered = np.zeros(layout.n_slots, bool)
-    for path, _ in shards:
-        copy_slots(load_slots_shard(path, sixteen), every, layout.slot_offset, row_offset, whole, covered)
-    covered[layout.slot_round == 0] = True
-    if not covered.all():
-        raise CheckpointError(f"the checkpoint's shards hold {int(covered.sum()):,} of the game's {len(covered):,} "
-                              "slots: some are missing")
-    return whole
 
 
 class OwnCuts:
@@ -523,7 +331,6 @@ class GroupsActor:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-
 def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.ndarray,
                  most: int = TRANSFER_ENTRIES):
     """An actor's local entries in pieces of whole slots, about ``most`` entries each:
@@ -550,7 +357,7 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         """``actor_memory``: bytes each actor asks Ray for (its ``memory`` resource): a solve whose
         actors' planned peak (:func:`plan_actors`) is more, or that the cluster's nodes cannot
         place, is a one-line RayError. ``balance``: deal the groups again by their measured cost
-        once (:meth:`run_iterations`)."""
+        once (:meth:`after_iteration`)."""
         if actors < 1:
             raise RayError(f"--actors must be at least 1, got {actors}")
         self._ray = connect(address, actors)
@@ -779,47 +586,38 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
                               self._trunk_seat, seat, pos_scale, neg_scale, floor)
         self._get(a.discount.remote(which, seat, pos_scale, neg_scale, floor) for a in self.actors)
 
-    def run_iterations(self, n: int) -> None:
-        """``n`` iterations as :meth:`AbstractEngine.run_iterations` does them, below the cuts in
-        the actors."""
-        for _ in range(n):
-            t = self.iteration + 1
-            discount = self.schedule.discount(t)
-            if self.storage_bits == 16:
-                self._iteration16(t, discount)
-            else:
-                self._iteration32(discount)
-            self.iteration = t
-            self._run += 1
-            if self.balance and self.balanced is None and len(self.actors) > 1:
-                if self._run == 1:   # (the first iteration's walks may compile: not measured)
-                    self._costs_from = self._group_costs()
-                elif self._run == 1 + BALANCE_ITERATIONS:
-                    self._balance()
+    # -- iterations (solver.cfr.rules.Iterating runs them) ----------------------------------
+    def update_rule(self) -> UpdateRule:
+        """As :class:`AbstractEngine`'s (float32) or :class:`solver.cfr.quantized.QuantizedEngine`'s
+        (16 bits: pruned walks, the discounts folded into the storage before each seat's walk),
+        below the cuts in the actors."""
+        if self.storage_bits == 16:
+            return RowScaleRule(self.schedule, self, pruned=True)
+        return SettleRule(self.schedule, self, self.pruned)
 
-    def _iteration32(self, discount) -> None:
-        """One iteration in float32 storage (:meth:`AbstractEngine.run_iterations`'s)."""
-        if self.pruned:
-            for seat in (0, 1):
-                self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
-        policy = kernels.UPDATE_PRUNED if self.pruned else kernels.UPDATE
-        for seat in (0, 1):
-            if not self.pruned:
-                self._discount("sum", seat, discount.sum_scale, discount.sum_scale, False)
-            settle = (float(discount.pos_scale), float(discount.neg_scale), bool(discount.floor > 0.0))
-            self._update(seat, policy, float(discount.sum_weight), settle)
-            if discount.floor > 0.0:
-                self._discount("regret", seat, 1.0, 1.0, True)
+    def discount_storage(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
+        self._discount(which, seat, pos_scale, neg_scale, floor)
 
-    def _iteration16(self, t: int, discount) -> None:
-        """One iteration in 16-bit storage (:meth:`QuantizedEngine.run_iterations`'s: pruned walks,
-        the discounts folded into the storage before each seat's walk)."""
-        for seat in (0, 1):
-            self._discount16(seat, 1.0, 1.0, float(discount.sum_scale))
-        for seat in (0, 1):
-            self._discount16(seat, float(discount.pos_scale), float(discount.neg_scale), 1.0)
-            self._update16(seat, float(discount.sum_weight), bool(discount.floor > 0.0),
-                           int(stream_seed(t, seat)) or 1)
+    def discount_rows(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
+        self._discount16(seat, float(pos_scale), float(neg_scale), float(sum_scale))
+
+    def update_walk(self, seat: int, step: Step) -> None:
+        if self.storage_bits == 16:
+            self._update16(seat, float(step.discount.sum_weight), bool(step.floor), step.seed)
+        else:
+            pos_scale, neg_scale, floor = step.settle
+            self._update(seat, step.policy, float(step.discount.sum_weight),
+                         (float(pos_scale), float(neg_scale), bool(floor)))
+
+    def after_iteration(self) -> None:
+        """Once, deal the groups again by their measured cost (the first iteration's walks may
+        compile: not measured)."""
+        self._run += 1
+        if self.balance and self.balanced is None and len(self.actors) > 1:
+            if self._run == 1:
+                self._costs_from = self._group_costs()
+            elif self._run == 1 + BALANCE_ITERATIONS:
+                self._balance()
 
     def _discount16(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
         self._trunk_store.discount(seat, pos_scale, neg_scale, sum_scale)
@@ -920,19 +718,21 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         values. ``storage``: the trunk's (discount, play, regret, strategy sums). Returns the
         root's value."""
         game, draws = arrays.tree, arrays.draws
-        work, roots, root_reach, root_value = _trunk_walk(game, draws, deal)
+        work, roots, root_reach, root_value = trunk_walk(game, draws, deal)
         walk = (roots, root_reach, root_value, traverser, policy)
         discount, play, regret, strat_sum = storage
         groups = (discount, game.trunk, game.trunk_layout, draws, read_only(play), regret, strat_sum, game.cuts,
                   work, arrays.no_record)
-        kernels.traverse(*walk, kernels.COLLECT, *groups)
-        reach = game.cuts.reach
-        values = self._get(below(actor, reach[block]) for actor, block in zip(self.actors, self.blocks))
-        for block, value in zip(self.blocks, values):
-            game.cuts.value[block] = value
-        if settle is not None:
-            kernels.settle_seat(self._regret, self._delta, self._trunk_offset, self._trunk_seat, traverser, *settle)
-        kernels.traverse(*walk, kernels.TRUNK, *groups)
+
+        def in_actors() -> None:
+            reach = game.cuts.reach
+            values = self._get(below(actor, reach[block]) for actor, block in zip(self.actors, self.blocks))
+            for block, value in zip(self.blocks, values):
+                game.cuts.value[block] = value
+            if settle is not None:
+                kernels.settle_seat(self._regret, self._delta, self._trunk_offset, self._trunk_seat, traverser, *settle)
+
+        walk_over_cuts(walk, groups, len(game.cuts.nodes), in_actors)
         return kernels.root_total(deal, root_value[0])
 
     def _update(self, seat: int, policy: int, sum_weight: float, settle: tuple) -> None:
@@ -966,12 +766,11 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         """Each actor's peak resident bytes."""
         return self._get(a.memory.remote() for a in self.actors)
 
-
-def describe(engine: StreamedRayEngine) -> str:
-    """One line: how the storage is split."""
-    size = 8 if engine.storage_bits == 32 else 4
-    per = ", ".join(format_bytes(size * int(base[-1])) for _, base in engine._owned)
-    return (f"Ray: {len(engine.actors)} streamed actor(s) own {len(engine.cut_group)} subtrees in "
-            f"{len(np.unique(engine.cut_group))} groups ({per} of regrets and sums"
-            + ("" if size == 8 else " in 16 bits") + f"); the driver keeps the trunk "
-            f"({format_bytes(size * len(engine._regret))})")
+    def describe_storage(self) -> str:
+        """One line: how the storage is split."""
+        size = 8 if self.storage_bits == 32 else 4
+        per = ", ".join(format_bytes(size * int(base[-1])) for _, base in self._owned)
+        return (f"Ray: {len(self.actors)} streamed actor(s) own {len(self.cut_group)} subtrees in "
+                f"{len(np.unique(self.cut_group))} groups ({per} of regrets and sums"
+                + ("" if size == 8 else " in 16 bits") + f"); the driver keeps the trunk "
+                f"({format_bytes(size * len(self._regret))})")

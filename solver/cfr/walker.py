@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numba
 import numpy as np
@@ -64,6 +64,20 @@ class WorkSets:
 
 
 _pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def walk_over_cuts(walk: tuple, groups: tuple, n_cuts: int, below: Callable[[], None]) -> None:
+    """The one walk of a tree cut into a trunk and the subtrees below its cuts: the trunk walked
+    to collect the reach at each cut (``COLLECT``; the whole tree at once, ``FULL``, where there
+    are no cuts), the subtrees walked by ``below`` (each caller's: threads over chunks of cuts,
+    actors, a group's decoded rows), which leaves their values at the cuts, then the trunk walked
+    again with those values (``TRUNK``). ``walk``: :func:`kernels.traverse`'s arguments before
+    the mode (roots, their reach and values, traverser, policy); ``groups``: its arguments after
+    it (discount to record)."""
+    kernels.traverse(*walk, kernels.COLLECT if n_cuts else kernels.FULL, *groups)
+    if n_cuts:
+        below()
+        kernels.traverse(*walk, kernels.TRUNK, *groups)
 
 
 def walk_cuts(traverser: int, policy: int, groups: tuple, cuts: Cuts, works: WorkSets, record: Record,
@@ -326,13 +340,9 @@ class Walker:
         deal, cuts, record = self.model.deal_prob, self.walk_cuts, record or self.no_record
         groups = (discount, self.tree_arrays, self.layout_arrays, self.draws, read_only(play), regret, strat_sum)
         root_value = np.zeros((1, self.n_states))
-        first = kernels.COLLECT if len(cuts.nodes) else kernels.FULL
-        kernels.traverse(self.trunk_roots, self.trunk_reach, root_value, traverser, policy, first, *groups, cuts,
-                         self.works[0], record)
-        if len(cuts.nodes):
-            walk_cuts(traverser, policy, groups, cuts, self.works, record, self.threads())
-            kernels.traverse(self.trunk_roots, self.trunk_reach, root_value, traverser, policy, kernels.TRUNK, *groups,
-                             cuts, self.works[0], record)
+        walk_over_cuts((self.trunk_roots, self.trunk_reach, root_value, traverser, policy),
+                       (*groups, cuts, self.works[0], record), len(cuts.nodes),
+                       lambda: walk_cuts(traverser, policy, groups, cuts, self.works, record, self.threads()))
         return kernels.root_total(deal, root_value[0])
 
     def walk_subtree(self, root: int, reach_button: np.ndarray, reach_bb: np.ndarray, traverser: int, play: np.ndarray,

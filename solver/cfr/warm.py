@@ -120,7 +120,7 @@ def warm_start(engine, run: str | Path) -> WarmStart:
             or not np.array_equal(coarse_layout.slot_actions, fine_layout.slot_actions)):
         raise CheckpointError(f"{path}: its slots are not this game's")
     if data["shards"]:   # (a run on streamed Ray actors: its shards made whole)
-        from .streamed import shards_into
+        from .shards import shards_into
 
         shards_into(data, coarse_layout, False)
     if data["regret"].shape != (coarse_layout.n_entries,):

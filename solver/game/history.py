@@ -41,7 +41,9 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-# (No import of the game's modules: configs check their rule names here. A rule's codes read a
+from .codes import CONTINUE
+
+# (No import of the game's modules but its codes: configs check their rule names here. A rule's codes read a
 # round's template, :class:`solver.game.rounds.RoundTemplate`: its outcomes and their chips.)
 
 
@@ -65,8 +67,6 @@ def _number_of_bets(template, bet: float) -> np.ndarray:
 def _last_bettor(template, bet: float) -> np.ndarray:
     """Who bet or raised last in the round: 0 if nobody did (checked through, or the big blind's
     option checked), 1 + the seat otherwise (the seat that did not call at the round's end)."""
-    from .rounds import CONTINUE  # (here, not above: the game's modules read this one's names)
-
     out = np.zeros(template.n_outcomes, np.int64)
     position, action = np.nonzero(template.kind == CONTINUE)
     caller = template.seat[position].astype(np.int64)

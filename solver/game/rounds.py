@@ -42,11 +42,8 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
+from .codes import BET, BIG_BLIND, BUTTON, CONTINUE, DRAW, FOLD, SHOWDOWN  # noqa: F401  (read from here too)
 from .config import GameConfig, load_preset  # noqa: F401  (load_preset: doctest)
-
-BET, DRAW, FOLD, SHOWDOWN = 0, 1, 2, 3
-BUTTON, BIG_BLIND = 0, 1
-CONTINUE = 4   # a template action that ends the round without a fold
 
 # The rounds' templates as :func:`expand` reads them (:attr:`RoundTemplates.arrays`), padded to the
 # widest round: per (round, position) the seat to act, per (round, position, action) its label,

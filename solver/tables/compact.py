@@ -176,7 +176,7 @@ def make_compact(run: str | Path, out: str | Path, min_reach: float = DEFAULT_MI
     data = load_checkpoint(run / CHECKPOINT_NAME, saved.config, sums_only=True)
     layout = saved.layout
     if data["shards"]:   # (a run on streamed Ray actors: its shards made whole)
-        from ..cfr.streamed import shards_into
+        from ..cfr.shards import shards_into
 
         shards_into(data, layout, saved.config.storage_bits == 16)
     if data["strat_sum"].shape != (layout.n_entries,):

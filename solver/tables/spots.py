@@ -234,7 +234,7 @@ def action_values(tree: PublicTree, node: int, stats: NodeStats, children: list,
     for a, (what, child) in enumerate(children):
         if what == "node":
             if is_draw:
-                kernels._draw_value(np.ascontiguousarray(child), a, rnd, draws, agg, out[a])
+                kernels.draw_value(np.ascontiguousarray(child), a, rnd, draws, agg, out[a])
                 out[a][~class_legal[:, a]] = np.nan
             else:
                 out[a] = child
