@@ -207,3 +207,19 @@ def test_unknown_algorithms_name_the_choices():
     with pytest.raises(ValueError, match=r"unknown algorithm 'sgd' \(choose from dcfr-ramp, dcfr, cfr\+, linear, "
                                          r"cfr\)"):
         Schedule("sgd")
+
+
+def test_only_float32_engines_in_this_process_take_a_warm_start(tmp_path):
+    """A warm start fills float32 storage held in this process (solver.cfr.warm asks the engine,
+    not its class): 16-bit rows and sampled solves are refused in one line, before anything is read."""
+    from solver.cfr.solve import solve
+    from solver.cfr.warm import warm_start
+
+    solve(STREAMED, iterations=2, out_dir=tmp_path / "coarse", streamed=True)
+    assert AbstractEngine.warm_startable and Engine.warm_startable
+    assert not (RayEngine.warm_startable or StreamedRayEngine.warm_startable or QuantizedEngine.warm_startable
+                or SampledEngine.warm_startable)
+    for kind in ("abstract, 16-bit", "sampled"):
+        with pytest.raises(ValueError, match="a warm start begins a one-process solve with float32 storage"):
+            warm_start(MAKERS[kind](), tmp_path / "coarse")
+    assert warm_start(MAKERS["abstract"](), tmp_path / "coarse").iteration == 2

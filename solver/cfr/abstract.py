@@ -100,6 +100,7 @@ class AbstractEngine(StreamedEngine):
 
     exact_progress = False  # progress is measured in the abstract game; the certificate at the end
     storage_bits = 32       # float32 regrets and sums (solver.cfr.quantized.QuantizedEngine: 16)
+    warm_startable = True   # float32 storage in this process: filled from a coarser run (solver.cfr.warm)
 
     @property
     def algorithm(self) -> str:

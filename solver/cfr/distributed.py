@@ -191,6 +191,8 @@ class RayEngine(GatheredStorage, Engine):
     ``regret`` and ``strat_sum`` read as whole arrays gather every shard (for checkpoints and
     strategy files); assigning them hands each shard its part."""
 
+    warm_startable = False   # (its storage is in the actors)
+
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
                  actors: int = 2,
                  row_of: np.ndarray | None = None, actor_cpus: float = 1.0, check_memory: bool = True,

@@ -127,6 +127,7 @@ class Engine(Iterating, StorageHere):
     """Range-vector CFR over the public tree of one game config."""
 
     _sealed_at: int | None = None  # the iteration of a locked game's average sums (``_sealed``), if made
+    warm_startable = True  # its float32 storage in this process can be filled from a coarser run (solver.cfr.warm)
 
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, check_memory: bool = True,
                  row_of: np.ndarray | None = None, locks: LockFile | None = None, allocate: bool = True,

@@ -414,6 +414,7 @@ class QuantizedEngine(AbstractEngine):
     the same walks, on each cut group's decoded buffers."""
 
     storage_bits = 16
+    warm_startable = False  # (16-bit rows keep scales that do not carry across buckets)
 
     def _prepare(self) -> None:
         super()._prepare()

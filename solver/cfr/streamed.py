@@ -413,6 +413,7 @@ class StreamedEngine(Iterating, StorageHere):
     cut_entries = None  # the game's cut_entries, where the engine built them for its own walks
     locks = None  # node locking needs a built tree
     exact_progress = True  # (an engine whose progress checks are cheaper, and not exact, says so)
+    warm_startable = False  # (solver.cfr.warm fills the abstract engine's float32 storage only)
 
     @property
     def n_states(self) -> int:

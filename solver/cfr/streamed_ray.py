@@ -351,6 +351,8 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
     same iterations, checks and files, bit for bit. ``regret`` and ``strat_sum`` read as whole
     arrays gather every actor's (tests, and a deal by measured cost)."""
 
+    warm_startable = False   # (its storage is in the actors)
+
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
                  actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0,
                  actor_memory: int | None = None, balance: bool = True):

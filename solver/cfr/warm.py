@@ -91,13 +91,8 @@ def warm_start(engine, run: str | Path) -> WarmStart:
     if not path.is_file():
         raise CheckpointError(f"a warm start needs a run's checkpoint: there is none at {path}")
     from ..game.setup import GameSetup
-    from .abstract import AbstractEngine
-    from .distributed import RayEngine
-    from .engine import Engine
-    from .streamed_ray import StreamedRayEngine
 
-    if (not isinstance(engine, (Engine, AbstractEngine)) or isinstance(engine, (RayEngine, StreamedRayEngine))
-            or getattr(engine, "storage_bits", 32) != 32 or engine.locks is not None):
+    if not engine.warm_startable or engine.locks is not None:
         raise ValueError("a warm start begins a one-process solve with float32 storage and no locks")
     config = engine.config
     data = load_checkpoint(path, None, engine.algorithm, regrets_only=True)
