@@ -223,3 +223,16 @@ def test_only_float32_engines_in_this_process_take_a_warm_start(tmp_path):
         with pytest.raises(ValueError, match="a warm start begins a one-process solve with float32 storage"):
             warm_start(MAKERS[kind](), tmp_path / "coarse")
     assert warm_start(MAKERS["abstract"](), tmp_path / "coarse").iteration == 2
+
+
+def test_one_table_of_combinations_builds_every_engine():
+    """make_engine picks from solver.cfr.solve.COMBINATIONS: every combination's engine implements
+    the protocol, and a game lands on the combination of its tree, storage and runner."""
+    from solver.cfr.solve import COMBINATIONS, engine_class, make_engine
+
+    assert {engine_class(*key) for key in COMBINATIONS} | {SampledEngine} == set(ENGINES)
+    assert ("built", "16-bit", "threads") not in COMBINATIONS   # (refused by check_solvable, in one line)
+    assert type(make_engine(load_preset("tiny-double-draw"))) is engine_class("built", "float32", "threads")
+    assert type(make_engine(STREAMED, streamed=True)) is engine_class("streamed", "float32", "threads")
+    sixteen = dataclasses.replace(STREAMED, storage_bits=16)
+    assert type(make_engine(sixteen, streamed=True)) is engine_class("streamed", "16-bit", "threads")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import importlib
 import json
 import math
 import resource
@@ -41,9 +42,8 @@ from abstractions.files import atomic_write
 from ..game.config import GameConfig
 from ..game.setup import GameSetup
 from ..game.plan import SolveTooLarge
-from .abstract import AbstractEngine
 from .actors import ActorLost
-from .engine import DEFAULT_ALGORITHM, Engine
+from .algorithms import DEFAULT_ALGORITHM
 from .files import (CHECKPOINT_NAME, STRATEGY_NAME, Checkpoint, CheckpointError, load_checkpoint, remove_shards,
                     save_strategy)
 from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
@@ -120,6 +120,29 @@ def _file_identity(path: Path) -> tuple | None:
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
+# The valid combinations of a solver's parts, (tree, storage, runner), and the engine that builds
+# each: "built", the public tree built at full resolution or with card buckets; "streamed", a
+# trunk and one shape filled per cut, walked with the abstract game's bucket vectors (or value
+# classes at full resolution); "float32" or "16-bit" regrets and sums (rows with scales); walks on
+# this process's "threads" or in "ray" actors. What is not here :func:`check_solvable` refuses in
+# one line (16-bit storage over a built tree, for one). Sampled CFR (:mod:`solver.cfr.sampled`)
+# is kept for measurement and built by hand.
+COMBINATIONS = {
+    ("built", "float32", "threads"): ("solver.cfr.engine", "Engine"),
+    ("built", "float32", "ray"): ("solver.cfr.distributed", "RayEngine"),
+    ("streamed", "float32", "threads"): ("solver.cfr.abstract", "AbstractEngine"),
+    ("streamed", "16-bit", "threads"): ("solver.cfr.quantized", "QuantizedEngine"),
+    ("streamed", "float32", "ray"): ("solver.cfr.streamed_ray", "StreamedRayEngine"),
+    ("streamed", "16-bit", "ray"): ("solver.cfr.streamed_ray", "StreamedRayEngine"),
+}
+
+
+def engine_class(tree: str, storage: str, runner: str) -> type:
+    """The engine of one combination of :data:`COMBINATIONS` (imported when asked for)."""
+    module, name = COMBINATIONS[tree, storage, runner]
+    return vars(importlib.import_module(module))[name]
+
+
 def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, row_of=None,
                 streamed: bool | None = None, locks: LockFile | None = None, ray: RaySetup | None = None
                 ) -> SolverEngine:
@@ -127,27 +150,19 @@ def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
     certified at full resolution. ``game``: a config or its setup (whose plan is reused);
     ``row_of``: a checkpoint's row maps. ``locks``: decisions fixed (built trees only). ``ray``:
-    the built tree's subtrees in Ray actors (:mod:`solver.cfr.distributed`). The one place that
-    picks: the solve loop then asks only the engine protocol (:mod:`solver.cfr.protocol`)."""
+    the subtrees in Ray actors. The one place that picks (from :data:`COMBINATIONS`): the solve
+    loop then asks only the engine protocol (:mod:`solver.cfr.protocol`)."""
     setup = GameSetup.of(game)
     built = check_solvable(setup, locks, ray, streamed)
     setup = setup.decided(streamed=not built, row_of=row_of)
-    if not built:
-        if ray is not None:
-            from .streamed_ray import StreamedRayEngine
-
-            return StreamedRayEngine(setup, algorithm, ray.address, ray.actors, actor_cpus=ray.actor_cpus,
-                                     actor_memory=ray.actor_memory)
-        if setup.config.storage_bits == 16:
-            from .quantized import QuantizedEngine
-
-            return QuantizedEngine(setup, algorithm)
-        return AbstractEngine(setup, algorithm)
-    if ray is not None:
-        from .distributed import RayEngine
-
-        return RayEngine(setup, algorithm, ray.address, ray.actors, actor_cpus=ray.actor_cpus, locks=locks)
-    return Engine(setup, algorithm, locks=locks)
+    storage = "16-bit" if setup.config.storage_bits == 16 else "float32"
+    options = {} if ray is None else {"address": ray.address, "actors": ray.actors, "actor_cpus": ray.actor_cpus}
+    if built:
+        options["locks"] = locks
+    elif ray is not None:
+        options["actor_memory"] = ray.actor_memory
+    chosen = engine_class("built" if built else "streamed", storage, "threads" if ray is None else "ray")
+    return chosen(setup, algorithm, **options)
 
 
 def check_solvable(game: GameConfig | GameSetup, locks: LockFile | None = None, ray: RaySetup | None = None,
