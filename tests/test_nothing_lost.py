@@ -64,7 +64,7 @@ def one_go(tmp_path_factory):
 def _interrupt_on(monkeypatch, target: str, call: int):
     """Send this process SIGINT from inside the ``call``-th call of ``target``: an engine method
     (``run_iterations``: in the middle of an iteration; ``progress_exploitability``: during a
-    check) or ``save_checkpoint`` (while a checkpoint is written)."""
+    check) or ``save_checkpoint`` (while a checkpoint is written: ``Checkpoint.save``)."""
     calls = {"n": 0}
 
     def interrupting(original):
@@ -77,7 +77,9 @@ def _interrupt_on(monkeypatch, target: str, call: int):
 
     if target == "save_checkpoint":
         monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint every pass
-        monkeypatch.setattr(solve_module, "save_checkpoint", interrupting(solve_module.save_checkpoint))
+        from solver.cfr.files import Checkpoint
+
+        monkeypatch.setattr(Checkpoint, "save", interrupting(Checkpoint.save))
         return
     make_engine = solve_module.make_engine
 
