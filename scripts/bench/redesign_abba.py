@@ -88,8 +88,9 @@ def main() -> None:
               f"after/before {mean['after'] / mean['before']:.3f}", flush=True)
     if args.json:
         path = ROOT / "results" / "benchmarks" / "redesign_abba.json"
-        path.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "before": str(trees["before"]),
-                                    "results": results}, indent=1) + "\n")
+        commits = {name: subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                        text=True).stdout.strip() or "unknown" for name, tree in trees.items()}
+        path.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), **commits, "results": results}, indent=1) + "\n")
         print(f"written {path.relative_to(ROOT)}")
 
 
