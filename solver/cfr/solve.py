@@ -503,8 +503,8 @@ class SolveRun:
         requested (Interrupted then, with what was kept)."""
         engine, options = self.engine, self.options
         certify_every = self.certify_every
-        self.start = start = time.perf_counter()
-        self.base = base = self.spent
+        start = time.perf_counter()
+        base = self.spent
         next_certify = (engine.iteration // certify_every + 1) * certify_every if certify_every else math.inf
         if (certify_every and engine.iteration > 0 and engine.iteration % certify_every == 0
                 and (not self.certified or self.certified[-1][0] != engine.iteration)):
