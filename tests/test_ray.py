@@ -9,6 +9,7 @@ import dataclasses
 import os
 import re
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ except ImportError:  # pragma: no cover - the default install has no Ray
 
 from solver.cfr.distributed import RayEngine, RayError, Shard, describe, piece_digests
 from solver.cfr.files import SHARD_DIR, CheckpointError
-from solver.cfr.streamed_ray import StreamedRayEngine
+from solver.cfr.combinations import engine_class, storage_name
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,11 @@ def cluster():
     yield nodes.address
     ray.shutdown()
     nodes.shutdown()
+
+
+def _streamed_ray(config):
+    """The engine the combinations table gives a streamed game of ``config``'s storage on Ray."""
+    return engine_class("streamed", storage_name(config.storage_bits), "ray")
 
 
 def _tiny_triple():
@@ -224,7 +230,7 @@ def test_what_ray_refuses(cluster, capsys):
     with pytest.raises(RayError, match="share slots"):
         RayEngine(dataclasses.replace(load_preset("tiny-double-draw"), recall=0), address=cluster, actors=2)
     with pytest.raises(RayError, match="at most that many actors"):
-        StreamedRayEngine(dataclasses.replace(_tiny_recall(), recall=2), address=cluster, actors=4)
+        _streamed_ray(_tiny_recall())(dataclasses.replace(_tiny_recall(), recall=2), address=cluster, actors=4)
     with pytest.raises(RayError, match="without draws"):
         RayEngine(load_preset("tiny-no-draw"), address=cluster, actors=2)
     with pytest.raises(RayError, match="--actor-memory is for streamed actors"):
@@ -259,7 +265,7 @@ def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
     one = make_engine(GameSetup(config, streamed=True), streamed=True)
     assert one.storage_bits == config.storage_bits
     one.run_iterations(20)
-    engine = StreamedRayEngine(GameSetup(config, streamed=True), address=cluster, actors=actors, actor_cpus=0.5)
+    engine = _streamed_ray(config)(GameSetup(config, streamed=True), address=cluster, actors=actors, actor_cpus=0.5)
     try:
         engine.run_iterations(10)
         # Its groups dealt again (each actor's to the next: the storage moves), mid-run.
@@ -273,7 +279,10 @@ def test_streamed_actors_compute_the_one_process_bits(cluster, actors, game):
         assert len(engine.blocks) == actors and np.array_equal(np.sort(owned), np.arange(len(engine.cut_group)))
         for block in engine.blocks:   # whole groups: no group is split between actors
             assert not set(engine.cut_group[block]) & set(np.delete(engine.cut_group, block))
-        assert sum(int(base[-1]) for _, base in engine._owned) + len(engine._regret) == one.layout.n_entries
+        from solver.cfr.planning import game_parts
+
+        trunk = game_parts(engine.setup).trunk_entries
+        assert sum(int(base[-1]) for _, base in engine._owned) + trunk == one.layout.n_entries
         assert "4 streamed actor(s)" in describe(engine) or actors == 2
         assert np.array_equal(np.concatenate(list(engine.average_probability_chunks(5000))),
                               np.concatenate(list(one.average_probability_chunks(5000))))
@@ -294,13 +303,11 @@ def test_streamed_actors_are_dealt_by_measured_cost(cluster, monkeypatch):
     their update walks took (here always: any gain), the storage moving with them; the progress
     line says each actor's seconds an iteration and the new deal; the bits are one process's. A
     deal that splits a group is refused."""
-    import solver.cfr.streamed_ray as streamed_ray
-
     import solver.cfr.solve as solve_module
 
-    monkeypatch.setattr(streamed_ray, "BALANCE_GAIN", -1.0)
-    monkeypatch.setattr(solve_module, "PROGRESS_SECONDS", 0.0)
     config = _tiny_recall()
+    monkeypatch.setattr(sys.modules[_streamed_ray(config).__module__], "BALANCE_GAIN", -1.0)
+    monkeypatch.setattr(solve_module, "PROGRESS_SECONDS", 0.0)
     lines = []
     one = solve(config, iterations=12, streamed=True)
     result = solve(config, iterations=12, streamed=True, ray=RaySetup(cluster, 3, 0.5), check_every=2,
@@ -418,7 +425,7 @@ def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, m
 
     monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)
     killed = []
-    original = StreamedRayEngine.run_iterations
+    original = _streamed_ray(config).run_iterations
 
     def run_and_kill(self, n):
         if self.iteration == 13 and not killed:
@@ -426,7 +433,7 @@ def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, m
             ray.kill(self.actors[1])
         original(self, n)
 
-    monkeypatch.setattr(StreamedRayEngine, "run_iterations", run_and_kill)
+    monkeypatch.setattr(_streamed_ray(config), "run_iterations", run_and_kill)
     lines = []
     result = solve(config, iterations=16, out_dir=tmp_path / "lost", streamed=True, ray=RaySetup(cluster, 2, 0.5),
                    progress=lines.append)

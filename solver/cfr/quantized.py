@@ -55,7 +55,8 @@ from .files import CheckpointError
 from .kernels import Discount
 from .protocol import CheckpointState
 from .rules import RowScaleRule, Step, UpdateRule
-from .shards import index_runs, shards_into
+from .shards import shards_into
+from .slot_storage import LocalSlots, row_map
 from .streamed import StreamedWalker, balance_groups, trunk_walk
 from .walker import NO_STORAGE, Exploitability, in_threads, read_only, walk_over_cuts
 
@@ -63,22 +64,6 @@ REGRET_LEVELS = 32767.0   # int16: a regret row's largest magnitude maps to this
 SUM_LEVELS = 65535.0      # uint16: a strategy-sum row's largest value
 NO_ADDED = np.zeros(0, np.float32)
 NO_VALUES = np.zeros(0, np.float32)  # encode_slots: the rows as stored
-
-
-class RowMap(NamedTuple):
-    """The action rows of a layout, numbered slot by slot, action by action: ``row_base[s]`` is
-    slot ``s``'s first row, ``slot_width[s]`` its row width."""
-
-    row_base: np.ndarray    # (slots,) int64
-    slot_width: np.ndarray  # (slots,) int64
-    n_rows: int
-
-
-def row_map(layout: StrategyLayout) -> RowMap:
-    actions = layout.slot_actions.astype(np.int64)
-    base = np.concatenate([[0], np.cumsum(actions)]).astype(np.int64)
-    return RowMap(base[:-1].copy(), layout.row_width[layout.slot_round.astype(np.int64)].astype(np.int64),
-                  int(base[-1]))
 
 
 # -- kernels -------------------------------------------------------------------
@@ -257,41 +242,6 @@ def scale_seat_rows(slot_seat, seat, row_base, slot_actions, scale, factor):
 
 
 # -- storage ---------------------------------------------------------------------
-class LocalSlots(NamedTuple):
-    """Some slots of a layout, numbered ``0..k-1`` with their own entries: what a
-    :class:`QuantizedStorage` of a Ray actor's part is laid out by (:func:`local_slots`)."""
-
-    slot_offset: np.ndarray    # (k + 1,) int64: each slot's first entry here
-    slot_seat: np.ndarray
-    slot_actions: np.ndarray
-    slot_round: np.ndarray
-    row_width: np.ndarray      # (rounds,) the layout's
-    hash_offset: np.ndarray    # (k,) each slot's first entry in the layout (stochastic rounding hashes it)
-    row_ids: np.ndarray        # (rows,) each row's number in the layout
-
-    @property
-    def n_slots(self) -> int:
-        return len(self.slot_seat)
-
-    @property
-    def n_entries(self) -> int:
-        return int(self.slot_offset[-1])
-
-
-def local_slots(layout: StrategyLayout, slots: np.ndarray) -> LocalSlots:
-    """The listed slots (increasing) of ``layout``, numbered ``0..k-1``, entries and rows in the
-    layout's order."""
-    slots = np.asarray(slots, np.int64)
-    offsets = layout.slot_offset
-    sizes = offsets[slots + 1] - offsets[slots]
-    actions = layout.slot_actions[slots].astype(np.int64)
-    rows = row_map(layout)
-    row_ids = index_runs(rows.row_base[slots], actions)
-    return LocalSlots(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), layout.slot_seat[slots],
-                      layout.slot_actions[slots], layout.slot_round[slots], layout.row_width,
-                      offsets[slots].astype(np.int64), row_ids.astype(np.int64))
-
-
 class QuantizedStorage:
     """A layout's regrets and strategy sums in 16 bits with a float32 scale per action row (or
     some of its slots': :class:`LocalSlots`)."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib
 import json
 import math
 import resource
@@ -44,6 +43,7 @@ from ..game.setup import GameSetup
 from ..game.plan import SolveTooLarge
 from .actors import ActorLost
 from .algorithms import DEFAULT_ALGORITHM
+from .combinations import engine_class, storage_name
 from .files import (CHECKPOINT_NAME, STRATEGY_NAME, Checkpoint, CheckpointError, load_checkpoint, remove_shards,
                     save_strategy)
 from .locks import LOCK_FILE_NAME, LOCK_PAIRS_NAME, LockError, LockFile, save_locked_pairs
@@ -120,29 +120,6 @@ def _file_identity(path: Path) -> tuple | None:
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
-# The valid combinations of a solver's parts, (tree, storage, runner), and the engine that builds
-# each: "built", the public tree built at full resolution or with card buckets; "streamed", a
-# trunk and one shape filled per cut, walked with the abstract game's bucket vectors (or value
-# classes at full resolution); "float32" or "16-bit" regrets and sums (rows with scales); walks on
-# this process's "threads" or in "ray" actors. What is not here :func:`check_solvable` refuses in
-# one line (16-bit storage over a built tree, for one). Sampled CFR (:mod:`solver.cfr.sampled`)
-# is kept for measurement and built by hand.
-COMBINATIONS = {
-    ("built", "float32", "threads"): ("solver.cfr.engine", "Engine"),
-    ("built", "float32", "ray"): ("solver.cfr.distributed", "RayEngine"),
-    ("streamed", "float32", "threads"): ("solver.cfr.abstract", "AbstractEngine"),
-    ("streamed", "16-bit", "threads"): ("solver.cfr.quantized", "QuantizedEngine"),
-    ("streamed", "float32", "ray"): ("solver.cfr.streamed_ray", "StreamedRayEngine"),
-    ("streamed", "16-bit", "ray"): ("solver.cfr.streamed_ray", "StreamedRayEngine"),
-}
-
-
-def engine_class(tree: str, storage: str, runner: str) -> type:
-    """The engine of one combination of :data:`COMBINATIONS` (imported when asked for)."""
-    module, name = COMBINATIONS[tree, storage, runner]
-    return vars(importlib.import_module(module))[name]
-
-
 def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, row_of=None,
                 streamed: bool | None = None, locks: LockFile | None = None, ray: RaySetup | None = None
                 ) -> SolverEngine:
@@ -150,12 +127,12 @@ def make_engine(game: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM
     not fit (or ``streamed`` asks for it), CFR in its abstract game over a streamed tree,
     certified at full resolution. ``game``: a config or its setup (whose plan is reused);
     ``row_of``: a checkpoint's row maps. ``locks``: decisions fixed (built trees only). ``ray``:
-    the subtrees in Ray actors. The one place that picks (from :data:`COMBINATIONS`): the solve
+    the subtrees in Ray actors. The one place that picks (from :data:`solver.cfr.combinations.COMBINATIONS`): the solve
     loop then asks only the engine protocol (:mod:`solver.cfr.protocol`)."""
     setup = GameSetup.of(game)
     built = check_solvable(setup, locks, ray, streamed)
     setup = setup.decided(streamed=not built, row_of=row_of)
-    storage = "16-bit" if setup.config.storage_bits == 16 else "float32"
+    storage = storage_name(setup.config.storage_bits)
     options = {} if ray is None else {"address": ray.address, "actors": ray.actors, "actor_cpus": ray.actor_cpus}
     if built:
         options["locks"] = locks

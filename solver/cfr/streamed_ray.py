@@ -43,7 +43,8 @@ from .engine import DEFAULT_ALGORITHM
 from .files import SHARD_DIR, CheckpointError, keep_shards, load_slots_shard, save_slots_shard
 from .planning import ActorPlan, game_parts, owned_groups, plan_actors, smallest_cluster
 from .protocol import CheckpointState
-from .quantized import NO_VALUES, QuantizedStorage, group_plan, local_slots, row_map
+from .quantized import NO_VALUES, QuantizedStorage, group_plan
+from .slot_storage import local_slots, row_map
 from .rules import RowScaleRule, SettleRule, Step, UpdateRule
 from .shards import TRANSFER_ENTRIES, copy_slots, index_runs
 from .streamed import balance_groups, cut_entries, cut_members, streamed_arrays, trunk_walk
