@@ -23,7 +23,8 @@ COMBINATIONS = {
     ("streamed", "16-bit", "threads"): ("solver.cfr.quantized:QuantizedEngine", None),
     ("streamed", "float32", "ray"): ("solver.cfr.streamed_actors:StreamedRayEngine",
                                      "solver.cfr.slot_storage:Float32Slots"),
-    ("streamed", "16-bit", "ray"): ("solver.cfr.streamed_ray:StreamedRayEngine", None),
+    ("streamed", "16-bit", "ray"): ("solver.cfr.streamed_actors:StreamedRayEngine",
+                                    "solver.cfr.slot_storage16:Rows16Slots"),
 }
 
 
