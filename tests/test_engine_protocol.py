@@ -27,10 +27,9 @@ from solver.cfr.protocol import PROTOCOL_ATTRIBUTES, PROTOCOL_METHODS, SolverEng
 from solver.cfr.quantized import QuantizedEngine
 from solver.cfr.sampled import SampledEngine
 from solver.cfr.streamed_ray import StreamedRayEngine
-from solver.cfr.streamed_actors import StreamedRayEngine as StreamedPartsEngine
 from solver.game.config import GameConfig, load_preset
 
-ENGINES = (Engine, RayEngine, AbstractEngine, QuantizedEngine, SampledEngine, StreamedRayEngine, StreamedPartsEngine)
+ENGINES = (Engine, RayEngine, AbstractEngine, QuantizedEngine, SampledEngine, StreamedRayEngine)
 SOLVE = Path(__file__).resolve().parent.parent / "solver" / "cfr" / "solve.py"
 STREAMED = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
 SAMPLED = GameConfig(ranks=3, suits=2, hand_size=2, draws=1, cap=1, bets=(1.0, 2.0))
@@ -218,8 +217,8 @@ def test_only_float32_engines_in_this_process_take_a_warm_start(tmp_path):
 
     solve(STREAMED, iterations=2, out_dir=tmp_path / "coarse", streamed=True)
     assert AbstractEngine.warm_startable and Engine.warm_startable
-    assert not (RayEngine.warm_startable or StreamedRayEngine.warm_startable or StreamedPartsEngine.warm_startable
-                or QuantizedEngine.warm_startable or SampledEngine.warm_startable)
+    assert not (RayEngine.warm_startable or StreamedRayEngine.warm_startable or QuantizedEngine.warm_startable
+                or SampledEngine.warm_startable)
     for kind in ("abstract, 16-bit", "sampled"):
         with pytest.raises(ValueError, match="a warm start begins a one-process solve with float32 storage"):
             warm_start(MAKERS[kind](), tmp_path / "coarse")
@@ -232,7 +231,7 @@ def test_one_table_of_combinations_builds_every_engine():
     from solver.cfr.combinations import COMBINATIONS, engine_class
     from solver.cfr.solve import make_engine
 
-    assert {engine_class(*key) for key in COMBINATIONS} | {SampledEngine} <= set(ENGINES)   # (and the old streamed Ray engine, until it goes)
+    assert {engine_class(*key) for key in COMBINATIONS} | {SampledEngine} == set(ENGINES)
     assert ("built", "16-bit", "threads") not in COMBINATIONS   # (refused by check_solvable, in one line)
     assert type(make_engine(load_preset("tiny-double-draw"))) is engine_class("built", "float32", "threads")
     assert type(make_engine(STREAMED, streamed=True)) is engine_class("streamed", "float32", "threads")

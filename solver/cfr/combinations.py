@@ -21,9 +21,9 @@ COMBINATIONS = {
     ("built", "float32", "ray"): ("solver.cfr.distributed:RayEngine", None),
     ("streamed", "float32", "threads"): ("solver.cfr.abstract:AbstractEngine", None),
     ("streamed", "16-bit", "threads"): ("solver.cfr.quantized:QuantizedEngine", None),
-    ("streamed", "float32", "ray"): ("solver.cfr.streamed_actors:StreamedRayEngine",
+    ("streamed", "float32", "ray"): ("solver.cfr.streamed_ray:StreamedRayEngine",
                                      "solver.cfr.slot_storage:Float32Slots"),
-    ("streamed", "16-bit", "ray"): ("solver.cfr.streamed_actors:StreamedRayEngine",
+    ("streamed", "16-bit", "ray"): ("solver.cfr.streamed_ray:StreamedRayEngine",
                                     "solver.cfr.slot_storage16:Rows16Slots"),
 }
 

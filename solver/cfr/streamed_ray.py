@@ -1,4 +1,4 @@
-"""Streamed actors on Ray: an abstract solve over a streamed tree, its subtrees in actors.
+"""Streamed actors on Ray: an abstract solve over a streamed tree, its subtrees in actors, its storage a part.
 
 A streamed game (:mod:`solver.cfr.streamed`) is a built trunk and one shape that every cut
 (second-round start) fills with its pot, record and storage entries. Under a recall rule the
@@ -9,7 +9,12 @@ the tree), finds the entries of its own cuts only, and keeps the regrets and str
 its groups' slots in its own numbering (its slots in increasing order, each slot's entries
 together). The driver keeps the first round's slots (the trunk's, which no subtree shares),
 walks the trunk, and sends each actor the reach at its cuts; the actor walks them, settles its
-slots' regrets (:func:`kernels.settle_seat`) and sends their values back.
+storage and sends their values back.
+
+What form the storage takes is a **part** (:mod:`solver.cfr.slot_storage`): the driver's trunk
+is one piece of it, each actor's slots another, and the engine and the actors only call the
+part (its update rule, its walks' steps, its transfers and files). Which part a combination
+uses is the combinations table's (:mod:`solver.cfr.combinations`).
 
 Merged draw counts (``StrategyLayout.merge_from``) cross cut boundaries in the trunk: below a
 merged draw count of the button's first draw, the driver's collecting walk leaves no reach at
@@ -39,14 +44,14 @@ from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
 from .actors import GatheredStorage, RayError, actor_seconds, connect, kill_actors, ray_results
+from .combinations import storage_name, storage_part
 from .engine import DEFAULT_ALGORITHM
 from .files import SHARD_DIR, CheckpointError, keep_shards, load_slots_shard, save_slots_shard
 from .planning import ActorPlan, game_parts, owned_groups, plan_actors, smallest_cluster
 from .protocol import CheckpointState
-from .quantized import NO_VALUES, QuantizedStorage, group_plan
-from .slot_storage import local_slots, row_map
-from .rules import RowScaleRule, SettleRule, Step, UpdateRule
+from .rules import Step, UpdateRule
 from .shards import TRANSFER_ENTRIES, copy_slots, index_runs
+from .slot_storage import local_slots, row_map
 from .streamed import balance_groups, cut_entries, cut_members, streamed_arrays, trunk_walk
 from .walker import NO_STORAGE, Exploitability, in_threads, normalised_slots, read_only, walk_over_cuts
 
@@ -90,10 +95,13 @@ class OwnCuts:
 
 
 class GroupsActor:
-    """Whole cut groups of a streamed abstract solve: their regrets and strategy sums, and the
-    walks below their cuts (wrapped by ``ray.remote`` in :class:`StreamedRayEngine`)."""
+    """Whole cut groups of a streamed abstract solve: their storage (a part of
+    :mod:`solver.cfr.slot_storage`, ``form``: by default the one the combinations table gives
+    the config's storage) and the walks below their cuts (wrapped by ``ray.remote`` in
+    :class:`StreamedRayEngine`)."""
 
-    def __init__(self, config: GameConfig, row_of: np.ndarray | None, cut_ids: np.ndarray, threads: int = 0):
+    def __init__(self, config: GameConfig, row_of: np.ndarray | None, cut_ids: np.ndarray, threads: int = 0,
+                 form: type | None = None):
         if threads > 0:
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         setup = GameSetup(config, row_of, streamed=True)
@@ -106,10 +114,10 @@ class GroupsActor:
         offsets = layout.slot_offset
         slot = np.searchsorted(offsets, table[known], side="right") - 1
         self.slots, inverse = np.unique(slot, return_inverse=True)
-        sizes = offsets[self.slots + 1] - offsets[self.slots]
-        self.slot_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        form = storage_part("streamed", storage_name(config.storage_bits), "ray") if form is None else form
+        self.storage = form(layout, self.slots)   # (its slots numbered 0..k-1, their entries together)
+        self.slot_offset = self.storage.slot_offset
         table[known] = self.slot_offset[:-1][inverse.ravel()]   # local first entries, in place
-        self.slot_seat = layout.slot_seat[self.slots].astype(np.int64)
         self.abstract = streamed_arrays(game, layout, setup.walked_states, entries)
         self.certify = (self.abstract if setup.solves_real_game
                         else streamed_arrays(game, setup.layout, setup.model, entries))
@@ -118,27 +126,11 @@ class GroupsActor:
         group = kernels.cut_groups(self.abstract.tree, layout.n_slots)
         _, members = cut_members(group)
         self.groups = [np.array(m, np.int64) for m in members]
-        self.bits = config.storage_bits
-        n = int(self.slot_offset[-1])
+        self.storage.prepare_groups(group, table, numba.get_num_threads())
         # (its slots' arrays in the real game's layout: the average strategy it reports)
         real = setup.layout
         self._average = (real.slot_round[self.slots], real.slot_kind[self.slots], real.slot_actions[self.slots],
                          real.kernel_arrays())
-        self._row_offset = None
-        if self.bits == 16:
-            # 16-bit storage of its slots (hashing the layout's entries: the one-process rounding),
-            # each group walked on a thread's float32 buffers as QuantizedEngine walks it (the
-            # entry table rewritten in place to each group's local entries).
-            self.storage = QuantizedStorage(local_slots(layout, self.slots))
-            self._row_offset = np.append(self.storage.rows.row_base, self.storage.rows.n_rows).astype(np.int64)
-            self.plan = group_plan(group, table, self.storage.layout)
-            self.regret, self.strat_sum = self.storage.regret, self.storage.strat_sum
-            self._buffers = [[np.zeros(max(self.plan.largest, 1), np.float32) for _ in range(2)]
-                             for _ in range(numba.get_num_threads())]
-        else:
-            self.regret = np.zeros(n, np.float32)
-            self.strat_sum = np.zeros(n, np.float32)
-            self.delta = np.zeros(n, np.float32)
         self.group_seconds = np.zeros(len(self.groups))
         self.update_seconds = 0.0
         self._deal()
@@ -162,7 +154,9 @@ class GroupsActor:
         """Its groups' cuts (the game's numbers) and the seconds their update walks took so far."""
         return [self.cut_ids[g] for g in self.groups], self.group_seconds.copy()
 
-    def _walk(self, arrays, traverser, policy, discount, reach, play, regret, strat_sum, skip, timed=False):
+    def _walk(self, arrays, reach: np.ndarray, walk_group, timed: bool = False) -> np.ndarray:
+        """Each group walked by ``walk_group(g, members, k, tree)`` on its thread ``k`` from the
+        cuts' ``reach``; the cuts' values."""
         tree = arrays.tree
         tree.cuts.reach[...] = reach
         seconds = self.group_seconds
@@ -170,110 +164,50 @@ class GroupsActor:
         def walk(k):
             for g in self.thread_groups[k]:   # (each group on one thread: its own seconds)
                 t0 = time.perf_counter()
-                kernels.walk_cut_chunk(self.groups[g], skip, traverser, policy, discount, tree, arrays.draws,
-                                       read_only(play), regret, strat_sum, arrays.shape_record, np.uint64(0))
+                walk_group(g, self.groups[g], k, tree)
                 if timed:
                     seconds[g] += time.perf_counter() - t0
 
         in_threads(len(self.thread_groups), walk)
         return tree.cuts.value.copy()
 
-    def update(self, traverser: int, policy: int, sum_weight: float, reach: np.ndarray, settle: tuple
-               ) -> np.ndarray:
-        """One seat's update walk below its cuts from ``reach`` (cuts, 3, states), then its slots'
-        regrets settled (``settle``: pos_scale, neg_scale, floor); the cuts' values (its threads
-        then take its groups as the seconds so far deal them)."""
+    def update(self, traverser: int, step: Step, reach: np.ndarray) -> np.ndarray:
+        """One seat's update walk below its cuts from ``reach`` (cuts, 3, states), as the rule's
+        ``step`` asks, then its storage settled; the cuts' values (its threads then take its
+        groups as the seconds so far deal them)."""
         t0 = time.perf_counter()
-        values = self._walk(self.abstract, traverser, policy, kernels.make_discount(sum_weight=sum_weight), reach,
-                            self.regret, self.delta, self.strat_sum, policy != kernels.UPDATE, timed=True)
-        kernels.settle_seat(self.regret, self.delta, self.slot_offset, self.slot_seat, traverser, *settle)
+        arrays, storage = self.abstract, self.storage
+        adding = kernels.make_discount(sum_weight=float(step.discount.sum_weight))
+        values = self._walk(arrays, reach, lambda g, members, k, tree: storage.update_group(
+            g, members, k, tree, arrays, traverser, step, adding), timed=True)
+        storage.settle(traverser, step)
         self.update_seconds += time.perf_counter() - t0
         self._deal()
         return values
 
     def seconds(self) -> float:
-        """Seconds its update walks took so far (the regrets settled included)."""
+        """Seconds its update walks took so far (the storage settled included)."""
         return self.update_seconds
-
-    def _walk16(self, arrays, traverser: int, reach: np.ndarray, walk_group) -> np.ndarray:
-        """Each group the opponent reaches, decoded and walked on a thread's buffers by
-        ``walk_group(g, buffers, tree)`` (16-bit storage: as QuantizedEngine walks it); the cuts' values."""
-        tree = arrays.tree
-        tree.cuts.reach[...] = reach
-        plan = self.plan
-
-        def walk(k):
-            for g in self.thread_groups[k]:
-                members = plan.members[g]
-                if not reach[members, 1 - traverser].any():
-                    tree.cuts.value[members] = 0.0   # (what a pruned walk leaves at a cut it skips)
-                    continue
-                walk_group(g, self._buffers[k], tree)
-
-        in_threads(len(self.thread_groups), walk)
-        return tree.cuts.value.copy()
-
-    def update16(self, traverser: int, policy: int, sum_weight: float, reach: np.ndarray, seed: int, floor: bool
-                 ) -> np.ndarray:
-        """One seat's pruned update walk below its cuts in 16-bit storage: each group's regrets
-        decoded, walked, and the rows the walk added to encoded again (regrets with ``floor``,
-        the opponent's strategy sums rounded stochastically from ``seed``); the cuts' values."""
-        t0 = time.perf_counter()
-        storage, plan, arrays = self.storage, self.plan, self.abstract
-        adding = kernels.make_discount(sum_weight=sum_weight)
-        seconds = self.group_seconds
-
-        def walk_group(g, buffers, tree):
-            start = time.perf_counter()
-            play, delta = buffers
-            slots, base = plan.slots[g], plan.local_base[g]
-            storage.decode("regret", slots, base, play)
-            delta[:plan.sizes[g]] = 0.0   # (one buffer: the traverser's regrets and the opponent's sums)
-            kernels.walk_cut_chunk(plan.members[g], True, traverser, policy, adding, tree, arrays.draws,
-                                   read_only(play), delta, delta, arrays.shape_record, np.uint64(0))
-            storage.encode("regret", slots, base, traverser, NO_VALUES, delta, floor)
-            storage.encode("sum", slots, base, 1 - traverser, NO_VALUES, delta, seed=seed)
-            seconds[g] += time.perf_counter() - start
-
-        values = self._walk16(arrays, traverser, reach, walk_group)
-        self.update_seconds += time.perf_counter() - t0
-        self._deal()
-        return values
 
     def check(self, traverser: int, policy: int, certify: bool, reach: np.ndarray) -> np.ndarray:
         """A best-response or evaluate walk below its cuts against its average strategy, in the
         abstract game or (``certify``) the real one at full resolution; the cuts' values."""
-        arrays = self.certify if certify else self.abstract
-        if self.bits == 32:
-            return self._walk(arrays, traverser, policy, kernels.NO_UPDATE, reach, self.strat_sum, NO_STORAGE,
-                              NO_STORAGE, True)
-        plan = self.plan
+        arrays, storage = (self.certify if certify else self.abstract), self.storage
+        return self._walk(arrays, reach, lambda g, members, k, tree: storage.check_group(
+            g, members, k, tree, arrays, traverser, policy))
 
-        def walk_group(g, buffers, tree):
-            play = buffers[0]
-            self.storage.decode("sum", plan.slots[g], plan.local_base[g], play)
-            kernels.walk_cut_chunk(plan.members[g], True, traverser, policy, kernels.NO_UPDATE, tree, arrays.draws,
-                                   read_only(play), NO_STORAGE, NO_STORAGE, arrays.shape_record, np.uint64(0))
-
-        return self._walk16(arrays, traverser, reach, walk_group)
-
-    def discount(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
-        kernels.discount_seat(self.regret if which == "regret" else self.strat_sum, self.slot_offset, self.slot_seat,
-                              seat, pos_scale, neg_scale, floor)
-
-    def discount16(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
-        """One seat's 16-bit regrets and sums discounted (``QuantizedStorage.discount``)."""
-        self.storage.discount(seat, pos_scale, neg_scale, sum_scale)
+    def storage_pass(self, name: str, args: tuple) -> None:
+        """One of the update rule's storage passes (``discount_storage``, ``discount_rows``...)."""
+        getattr(self.storage, name)(*args)
 
     def get(self, which: int, lo: int, hi: int) -> np.ndarray:
         """Local entries ``lo..hi-1`` of its regrets (0) or strategy sums (1): a piece, so that
         no copy of the whole storage is ever made for a transfer."""
-        return (self.regret, self.strat_sum)[which][lo:hi].copy()
+        return self.storage.piece(which, lo, hi)
 
     def set(self, lo: int, regret: np.ndarray, strat_sum: np.ndarray) -> None:
         """Its local entries from ``lo`` on (a piece of a checkpoint's storage)."""
-        self.regret[lo:lo + len(regret)] = regret
-        self.strat_sum[lo:lo + len(strat_sum)] = strat_sum
+        self.storage.set_piece(lo, regret, strat_sum)
 
     def average(self, lo: int, hi: int) -> np.ndarray:
         """The average strategy of its slots ``lo..hi-1`` (its own numbers), their entries in order:
@@ -281,49 +215,40 @@ class GroupsActor:
         slot_round, slot_kind, slot_actions, arrays = self._average
         offsets = self.slot_offset
         out = np.empty(int(offsets[hi] - offsets[lo]), np.float32)
-        if self.bits == 16:
-            kernels.average_slots(slot_round, slot_kind, slot_actions, offsets - offsets[lo], arrays,
-                                  read_only(self.storage.decoded("sum", lo, hi)), out, lo, hi)
-        else:
-            kernels.average_slots(slot_round, slot_kind, slot_actions, offsets, arrays, read_only(self.strat_sum), out,
-                                  lo, hi)
+        kernels.average_slots(slot_round, slot_kind, slot_actions, offsets - offsets[lo], arrays,
+                              read_only(self.storage.sums(lo, hi)), out, lo, hi)
         return out
 
     def save(self, path: str) -> str:
         """Write its part of a checkpoint (atomically) to ``path``, on storage the driver reaches:
-        its slots, their entries and its storage (16-bit: with its rows' scales)."""
-        arrays = {"slots": self.slots, "slot_offset": self.slot_offset, "regret": self.regret,
-                  "strat_sum": self.strat_sum, "cut_ids": self.cut_ids}
-        if self.bits == 16:
-            arrays.update(row_offset=self._row_offset, regret_scale=self.storage.regret_scale,
-                          sum_scale=self.storage.sum_scale)
+        its slots, their entries and its storage (with its per-row arrays, if any)."""
+        storage = self.storage
+        arrays = {"slots": self.slots, "slot_offset": self.slot_offset, "regret": storage.regret,
+                  "strat_sum": storage.strat_sum, "cut_ids": self.cut_ids, **storage.shard_arrays()}
         save_slots_shard(path, arrays)
         return path
 
     def load(self, paths: list) -> str:
         """Take its slots' storage from a checkpoint's shard files (written by any number of
         actors); "" or the one-line reason it cannot."""
-        dst = {"regret": self.regret, "strat_sum": self.strat_sum}
-        if self.bits == 16:
-            dst.update(regret_scale=self.storage.regret_scale, sum_scale=self.storage.sum_scale)
+        storage = self.storage
         covered = np.zeros(len(self.slots), bool)
         try:
             for path in paths:
-                copy_slots(load_slots_shard(path, self.bits == 16), self.slots, self.slot_offset, self._row_offset,
-                           dst, covered)
+                copy_slots(load_slots_shard(path, storage.row_offset is not None), self.slots, self.slot_offset,
+                           storage.row_offset, storage.shard_targets(), covered)
         except CheckpointError as error:
             return str(error)
         if not covered.all():
             return f"the checkpoint's shards miss {int((~covered).sum()):,} of an actor's {len(covered):,} slots"
         return ""
 
-    def scales(self) -> tuple[np.ndarray, np.ndarray]:
-        """16-bit storage: its rows' regret and sum scales (in the layout's row order)."""
-        return self.storage.regret_scale, self.storage.sum_scale
+    def scales(self) -> tuple | None:
+        """Its rows' regret and sum scales (in the layout's row order), if its storage has them."""
+        return self.storage.row_scales()
 
     def set_scales(self, regret_scale: np.ndarray, sum_scale: np.ndarray) -> None:
-        self.storage.regret_scale[...] = regret_scale
-        self.storage.sum_scale[...] = sum_scale
+        self.storage.set_row_scales(regret_scale, sum_scale)
 
     def memory(self) -> int:
         """This process's peak resident memory in bytes (Linux)."""
@@ -347,6 +272,17 @@ def local_pieces(slots: np.ndarray, slot_offset: np.ndarray, layout_offsets: np.
         first = last
 
 
+class Everywhere:
+    """What an update rule acts on: each storage pass it calls (``discount_storage``,
+    ``discount_rows``...) done on the driver's trunk and in every actor."""
+
+    def __init__(self, engine: StreamedRayEngine):
+        self._engine = engine
+
+    def __getattr__(self, name: str):
+        return lambda *args: self._engine.storage_pass(name, args)
+
+
 class StreamedRayEngine(GatheredStorage, AbstractEngine):
     """:class:`AbstractEngine` whose cut groups live in Ray actors (see the module docstring): the
     same iterations, checks and files, bit for bit. ``regret`` and ``strat_sum`` read as whole
@@ -356,11 +292,12 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
 
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
                  actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0,
-                 actor_memory: int | None = None, balance: bool = True):
+                 actor_memory: int | None = None, balance: bool = True, form: type | None = None):
         """``actor_memory``: bytes each actor asks Ray for (its ``memory`` resource): a solve whose
         actors' planned peak (:func:`plan_actors`) is more, or that the cluster's nodes cannot
         place, is a one-line RayError. ``balance``: deal the groups again by their measured cost
-        once (:meth:`after_iteration`)."""
+        once (:meth:`after_iteration`). ``form``: the storage part (by default the combinations
+        table's for the config's storage)."""
         if actors < 1:
             raise RayError(f"--actors must be at least 1, got {actors}")
         self._ray = connect(address, actors)
@@ -368,8 +305,10 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         self._threads = max(1, int(actor_cpus))   # each actor's Numba threads
         self.balance, self.balanced, self._balance_said = balance, None, False
         self.actors: list = []
-        # float32 storage, or 16-bit (QuantizedEngine's, each actor its part: the same bits)
-        self.storage_bits = (config.config if isinstance(config, GameSetup) else config).storage_bits
+        # The storage's form: a part (solver.cfr.slot_storage), the driver's trunk one piece of it
+        # and each actor's slots another: the one-process storage, bit for bit.
+        bits = (config.config if isinstance(config, GameSetup) else config).storage_bits
+        self.form = storage_part("streamed", storage_name(bits), "ray") if form is None else form
         AbstractEngine.__init__(self, config, algorithm, check_memory=False, row_of=row_of)
 
     # -- setting up ---------------------------------------------------------
@@ -383,13 +322,14 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
             self._check_actor_memory()
         self.certify_arrays = (self.arrays if self.setup.solves_real_game
                                else streamed_arrays(self.game, self.layout, self.model))
-        layout = self.game_layout
-        trunk_slots = np.nonzero(layout.slot_round == 0)[0]
+        trunk_slots = np.nonzero(self.game_layout.slot_round == 0)[0]
         if len(trunk_slots) and trunk_slots[-1] != len(trunk_slots) - 1:
             raise AssertionError("the first round's slots come first in a layout by recall")
-        self._trunk_offset = layout.slot_offset[:len(trunk_slots) + 1].astype(np.int64)
-        self._trunk_seat = layout.slot_seat[:len(trunk_slots)].astype(np.int64)
-        self._trunk_slots = local_slots(layout, trunk_slots)   # (slots 0..k-1: the layout's numbering)
+        self._trunk_slots = trunk_slots   # (slots 0..k-1: the layout's numbering)
+
+    @property
+    def storage_bits(self) -> int:
+        return self.form.bits
 
     @property
     def actor_plan(self) -> ActorPlan:
@@ -425,15 +365,11 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         self.shutdown()
         memory = {} if self._actor_memory is None else {"memory": int(self._actor_memory)}
         remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0, **memory)(GroupsActor)
-        self.actors = [remote.remote(self.config, self.setup.row_of, block, self._threads) for block in self.blocks]
+        self.actors = [remote.remote(self.config, self.setup.row_of, block, self._threads, self.form)
+                       for block in self.blocks]
         self._run, self._costs_from = 0, None                     # iterations since the actors started
         self._said = (np.zeros(len(self.actors)), 0)             # actors' seconds and iterations at the last note
-        n = int(self._trunk_offset[-1])
-        if self.storage_bits == 16:
-            self._trunk_store = QuantizedStorage(self._trunk_slots)
-            self._regret, self._strat_sum = self._trunk_store.regret, self._trunk_store.strat_sum
-        else:
-            self._regret, self._strat_sum, self._delta = (np.zeros(n, np.float32) for _ in range(3))
+        self.trunk = self.form(self.game_layout, self._trunk_slots)
         self._owned = self._get(a.entries.remote() for a in self.actors)   # per actor: (slots, local offsets)
 
     def shutdown(self) -> None:
@@ -448,49 +384,47 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
 
     # -- the storage, whole -------------------------------------------------
     def _gather(self, which: int) -> np.ndarray:
-        """Every entry's regret (0) or strategy sum (1): float32, or 16-bit integers (their row
-        scales: :meth:`_gather_scales`)."""
-        whole = np.zeros(self.game_layout.n_entries, self._regret.dtype if which == 0 else self._strat_sum.dtype)
-        whole[:len(self._regret)] = (self._regret, self._strat_sum)[which]
+        """Every entry's regret (0) or strategy sum (1), in the storage's dtype (its row arrays:
+        :meth:`_gather_scales`)."""
+        trunk = self.trunk
+        part = (trunk.regret, trunk.strat_sum)[which]
+        whole = np.zeros(self.game_layout.n_entries, part.dtype)
+        whole[:len(part)] = part
         offsets = self.game_layout.slot_offset
         for (slots, base), actor in zip(self._owned, self.actors):   # one piece at a time
             for lo, hi, index in local_pieces(slots, base, offsets):
                 whole[index] = self._get([actor.get.remote(which, lo, hi)])[0]
         return whole
 
-
-    def _gather_scales(self) -> tuple[np.ndarray, np.ndarray]:
-        """16-bit storage: every row's regret and sum scales."""
-        rows = self._trunk_store.rows.n_rows + sum(len(x) for x in self._actor_rows)
-        regret_scale, sum_scale = np.zeros(rows, np.float32), np.zeros(rows, np.float32)
-        t = self._trunk_store.rows.n_rows
-        regret_scale[:t], sum_scale[:t] = self._trunk_store.regret_scale, self._trunk_store.sum_scale
+    def _gather_scales(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Every row's regret and sum scales (None: the storage keeps none)."""
+        if self.trunk.row_scales() is None:
+            return None
+        regret_scale, sum_scale = (np.zeros(row_map(self.game_layout).n_rows, np.float32) for _ in range(2))
+        rows = self.trunk.row_ids
+        regret_scale[rows], sum_scale[rows] = self.trunk.row_scales()
         for rows_of, actor in zip(self._actor_rows, self.actors):
             regret_scale[rows_of], sum_scale[rows_of] = self._get([actor.scales.remote()])[0]
         return regret_scale, sum_scale
 
     @property
     def _actor_rows(self) -> list:
-        """16-bit storage: each actor's rows in the layout's row numbering."""
+        """Each actor's rows in the layout's row numbering."""
         return [local_slots(self.game_layout, slots).row_ids for slots, _ in self._owned]
 
     def load_storage(self, regret: np.ndarray, strat_sum: np.ndarray, scales=None) -> None:
-        """Hand a checkpoint's storage to the driver's trunk and the actors, piece by piece:
-        float32, or with 16-bit storage its integers and row ``scales`` (float32 storage is
-        rounded into 16 bits first)."""
-        if self.storage_bits == 16 and scales is None:
-            whole = QuantizedStorage(self.game_layout)
-            whole.load_float(regret, strat_sum)
-            regret, strat_sum, scales = whole.regret, whole.strat_sum, (whole.regret_scale, whole.sum_scale)
-        n = len(self._regret)
-        if self.storage_bits == 16:
-            t = self._trunk_store.rows.n_rows
-            self._trunk_store.regret[...], self._trunk_store.strat_sum[...] = regret[:n], strat_sum[:n]
-            self._trunk_store.regret_scale[...], self._trunk_store.sum_scale[...] = scales[0][:t], scales[1][:t]
+        """Hand a checkpoint's storage to the driver's trunk and the actors, piece by piece: in
+        the storage's form (with its row ``scales``, if it keeps them), or float32 storage put
+        into it."""
+        regret, strat_sum, scales = self.form.whole(self.game_layout, regret, strat_sum, scales)
+        trunk = self.trunk
+        n = len(trunk.regret)
+        trunk.set_piece(0, regret[:n], strat_sum[:n])
+        if scales is not None:
+            rows = trunk.row_ids
+            trunk.set_row_scales(scales[0][rows], scales[1][rows])
             self._get(a.set_scales.remote(scales[0][rows], scales[1][rows])
                       for a, rows in zip(self.actors, self._actor_rows))
-        else:
-            self._regret[...], self._strat_sum[...] = regret[:n], strat_sum[:n]
         offsets = self.game_layout.slot_offset
         for (slots, base), actor in zip(self._owned, self.actors):   # one piece at a time
             for lo, hi, index in local_pieces(slots, base, offsets):
@@ -500,7 +434,7 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
 
     def checkpoint_state(self, path) -> CheckpointState:
         """Each actor writes its part beside the checkpoint ``path`` (a folder every machine
-        reaches: :data:`SHARD_DIR`); the driver's trunk (16-bit: with its row scales) and the
+        reaches: :data:`SHARD_DIR`); the driver's trunk (with its row scales, if any) and the
         shard list go into the checkpoint itself, written after them. No process holds the whole
         storage. Shard files of older checkpoints than the one on disk are removed."""
         from pathlib import Path
@@ -511,28 +445,20 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         self._get(actor.save.remote(str(Path(path).parent / name)) for actor, name in zip(self.actors, names))
         keep_shards(Path(path).parent, names, self._written)
         self._written = names
-        scales = None
-        if self.storage_bits == 16:
-            scales = (self._trunk_store.regret_scale.copy(), self._trunk_store.sum_scale.copy())
-        return CheckpointState(self._regret.copy(), self._strat_sum.copy(), list(zip(names, self.blocks)), None,
-                               scales)
+        scales = self.trunk.row_scales()
+        return CheckpointState(self.trunk.regret.copy(), self.trunk.strat_sum.copy(), list(zip(names, self.blocks)),
+                               None, None if scales is None else tuple(x.copy() for x in scales))
 
     def restore(self, data: dict, path) -> None:
         """Take a checkpoint: one written by streamed actors (the driver's trunk, and each actor
-        reads its slots from the shard files holding its cuts), or a whole one (16-bit storage:
-        with its row scales, as QuantizedEngine's), handed out piece by piece."""
+        reads its slots from the shard files holding its cuts), or a whole one (with its row
+        scales, if the storage keeps them), handed out piece by piece."""
         if data["shards"]:
             return self._restore_shards(data, path)
-        if self.storage_bits == 32:
-            return super().restore(data, path)
         if data["scales"] is not None and not np.all(data["scales"] == 1.0):
-            raise CheckpointError(f"{path} was not written by a solve of this streamed game")
+            raise CheckpointError(f"{path} holds a pruned solve's scaled storage; this game is streamed")
         regret, strat_sum = self.take_whole_storage(data, path)
-        scales = data.pop("row_scales", None)
-        rows = row_map(self.game_layout).n_rows
-        if scales is None or any(len(x) != rows for x in scales):
-            raise CheckpointError(f"{path} does not hold this game's 16-bit row scales ({rows} rows)")
-        self.load_storage(regret, strat_sum, scales)
+        self.load_storage(regret, strat_sum, self.form.checkpoint_rows(data, path, self.game_layout))
         self.iteration = int(data["iteration"])
 
     def _restore_shards(self, data: dict, path) -> None:
@@ -540,16 +466,17 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         from pathlib import Path
 
         regret, strat_sum = data.pop("regret"), data.pop("strat_sum")
-        n = len(self._regret)
-        if len(regret) != n or regret.dtype != self._regret.dtype:
+        trunk = self.trunk
+        n = len(trunk.regret)
+        if len(regret) != n or regret.dtype != trunk.regret.dtype:
             raise CheckpointError(f"{path} was not written by streamed actors of this game (its trunk holds "
                                   f"{len(regret):,} entries, this game's {n:,})")
-        self._regret[...], self._strat_sum[...] = regret, strat_sum
-        if self.storage_bits == 16:
-            scales, trunk = data.pop("row_scales"), self._trunk_store
-            if len(scales[0]) != trunk.rows.n_rows:
+        trunk.set_piece(0, regret, strat_sum)
+        if trunk.row_scales() is not None:
+            scales = data.pop("row_scales")
+            if scales is None or len(scales[0]) != len(trunk.row_ids):
                 raise CheckpointError(f"{path} does not hold this game's trunk row scales")
-            trunk.regret_scale[...], trunk.sum_scale[...] = scales
+            trunk.set_row_scales(*scales)
         files = data["shards"]
         # (the checkpoint on disk until the next one replaces it: its shards are kept until then)
         self._written = [f"{SHARD_DIR}/{Path(name).name}" for name, _ in files]
@@ -568,8 +495,8 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         """The average strategy, chunk by chunk: the trunk's from the driver, each actor's slots
         from the actor (normalised where its sums are), so no process holds the whole table."""
         layout = self.layout
-        trunk = len(self._trunk_seat)
-        sums = self._trunk16("sum") if self.storage_bits == 16 else self._strat_sum
+        trunk = len(self._trunk_slots)
+        sums = self.trunk.sums()
         for lo, hi in layout.slot_chunks(max_entries):
             start = int(layout.slot_offset[lo])
             out = np.zeros(int(layout.slot_offset[hi]) - start, np.float32)
@@ -583,34 +510,24 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
                     out[index] = self._get([actor.average.remote(k0, k1)])[0]
             yield out
 
-    # -- iterations -----------------------------------------------------------
-    def _discount(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
-        kernels.discount_seat(self._regret if which == "regret" else self._strat_sum, self._trunk_offset,
-                              self._trunk_seat, seat, pos_scale, neg_scale, floor)
-        self._get(a.discount.remote(which, seat, pos_scale, neg_scale, floor) for a in self.actors)
-
     # -- iterations (solver.cfr.rules.Iterating runs them) ----------------------------------
     def update_rule(self) -> UpdateRule:
-        """As :class:`AbstractEngine`'s (float32) or :class:`solver.cfr.quantized.QuantizedEngine`'s
-        (16 bits: pruned walks, the discounts folded into the storage before each seat's walk),
-        below the cuts in the actors."""
-        if self.storage_bits == 16:
-            return RowScaleRule(self.schedule, self, pruned=True)
-        return SettleRule(self.schedule, self, self.pruned)
+        """The storage part's rule (as :class:`AbstractEngine`'s in float32, or
+        :class:`solver.cfr.quantized.QuantizedEngine`'s in 16 bits), each storage pass done on the
+        driver's trunk and in every actor."""
+        return self.form.rule(self.schedule, Everywhere(self), self.pruned)
 
-    def discount_storage(self, which: str, seat: int, pos_scale: float, neg_scale: float, floor: bool) -> None:
-        self._discount(which, seat, pos_scale, neg_scale, floor)
-
-    def discount_rows(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
-        self._discount16(seat, float(pos_scale), float(neg_scale), float(sum_scale))
+    def storage_pass(self, name: str, args: tuple) -> None:
+        """One of the rule's storage passes, on the trunk and then in every actor."""
+        getattr(self.trunk, name)(*args)
+        self._get(a.storage_pass.remote(name, args) for a in self.actors)
 
     def update_walk(self, seat: int, step: Step) -> None:
-        if self.storage_bits == 16:
-            self._update16(seat, float(step.discount.sum_weight), bool(step.floor), step.seed)
-        else:
-            pos_scale, neg_scale, floor = step.settle
-            self._update(seat, step.policy, float(step.discount.sum_weight),
-                         (float(pos_scale), float(neg_scale), bool(floor)))
+        """One seat's update walk: the trunk collects the reach at the cuts, the actors walk their
+        groups, the trunk's storage is settled and its walk adds to it."""
+        self._walk(self.arrays, self.bucket_game.deal_prob, seat, step.policy, self.trunk.trunk_update(seat, step),
+                   lambda actor, reach: actor.update.remote(seat, step, reach), step)
+        self.trunk.after_trunk(seat, step)
 
     def after_iteration(self) -> None:
         """Once, deal the groups again by their measured cost (the first iteration's walks may
@@ -621,28 +538,6 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
                 self._costs_from = self._group_costs()
             elif self._run == 1 + BALANCE_ITERATIONS:
                 self._balance()
-
-    def _discount16(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float) -> None:
-        self._trunk_store.discount(seat, pos_scale, neg_scale, sum_scale)
-        self._get(a.discount16.remote(seat, pos_scale, neg_scale, sum_scale) for a in self.actors)
-
-    def _trunk16(self, which: str) -> np.ndarray:
-        """16-bit storage: the trunk's regrets or sums decoded (float32)."""
-        return self._trunk_store.decoded(which)
-
-    def _update16(self, seat: int, sum_weight: float, floor: bool, seed: int) -> None:
-        """One seat's update walk in 16-bit storage: the trunk's rows decoded, walked (in place) and
-        encoded again after the actors' walks (as :meth:`QuantizedEngine._update` does)."""
-        policy = kernels.UPDATE_PRUNED
-        regret, sums = self._trunk16("regret"), self._trunk16("sum")
-        storage = (kernels.make_discount(sum_weight=sum_weight), regret, regret, sums)
-        self._walk(self.arrays, self.bucket_game.deal_prob, seat, policy, storage,
-                   lambda actor, reach: actor.update16.remote(seat, policy, sum_weight, reach, seed, floor))
-        trunk = self._trunk_store
-        every = np.arange(trunk.layout.n_slots, dtype=np.int64)
-        base = trunk.layout.slot_offset[:-1]
-        trunk.encode("regret", every, base, seat, regret, None, floor)
-        trunk.encode("sum", every, base, 1 - seat, sums, seed=seed)
 
     # -- balance ------------------------------------------------------------------
     def _group_costs(self) -> dict:
@@ -670,7 +565,7 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         # The storage moves through the driver: not where it would take more than a quarter of it;
         # and no actor may plan to need more memory than its limit, or (none) a tenth more than the
         # largest needs now.
-        fits = self.game_layout.n_entries * (8 if self.storage_bits == 32 else 4) <= 0.25 * machine_memory_bytes()
+        fits = self.game_layout.n_entries * self.form.entry_bytes <= 0.25 * machine_memory_bytes()
         gain = all(len(b) for b in blocks) and max(new) < (1 - BALANCE_GAIN) * max(loads)
         why = "" if gain else "the gain is under 5%"
         if gain and not fits:
@@ -692,7 +587,7 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
                 set(self.cut_group[b]) & set(np.delete(self.cut_group, b)) for b in blocks):
             raise RayError("a deal of the subtrees must give every cut once, whole groups to each actor")
         regret, strat_sum = self.regret, self.strat_sum
-        scales = self._gather_scales() if self.storage_bits == 16 else None
+        scales = self._gather_scales()
         self.blocks = [np.sort(np.asarray(b, np.int64)) for b in blocks]
         self.restart()
         self.load_storage(regret, strat_sum, scales)
@@ -713,11 +608,12 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
             notes.append(self.balanced.describe())
         return "; ".join(notes)
 
-    def _walk(self, arrays, deal: np.ndarray, traverser: int, policy: int, storage: tuple, below, settle=None) -> float:
+    def _walk(self, arrays, deal: np.ndarray, traverser: int, policy: int, storage: tuple, below,
+              step: Step | None = None) -> float:
         """One whole walk (as :func:`solver.cfr.streamed.update_streamed` and
         :func:`~solver.cfr.streamed.walk_streamed` do it): the trunk collects the reach at the
         cuts, ``below(actor, reach)`` walks each actor's cuts and returns their values, the
-        trunk's regrets are settled (``settle``, an update's) and the trunk walked with the
+        trunk's storage is settled (an update's ``step``) and the trunk walked with the
         values. ``storage``: the trunk's (discount, play, regret, strategy sums). Returns the
         root's value."""
         game, draws = arrays.tree, arrays.draws
@@ -732,24 +628,17 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
             values = self._get(below(actor, reach[block]) for actor, block in zip(self.actors, self.blocks))
             for block, value in zip(self.blocks, values):
                 game.cuts.value[block] = value
-            if settle is not None:
-                kernels.settle_seat(self._regret, self._delta, self._trunk_offset, self._trunk_seat, traverser, *settle)
+            if step is not None:
+                self.trunk.settle(traverser, step)
 
         walk_over_cuts(walk, groups, len(game.cuts.nodes), in_actors)
         return kernels.root_total(deal, root_value[0])
-
-    def _update(self, seat: int, policy: int, sum_weight: float, settle: tuple) -> None:
-        """One seat's update walk."""
-        storage = (kernels.make_discount(sum_weight=sum_weight), self._regret, self._regret, self._strat_sum)
-        self._walk(self.arrays, self.bucket_game.deal_prob, seat, policy, storage,
-                   lambda actor, reach: actor.update.remote(seat, policy, sum_weight, reach, settle), settle)
 
     # -- checks -------------------------------------------------------------------
     def _check(self, certify: bool, traverser: int, policy: int) -> float:
         arrays = self.certify_arrays if certify else self.arrays
         deal = (self.model if certify else self.bucket_game).deal_prob
-        sums = self._trunk16("sum") if self.storage_bits == 16 else self._strat_sum
-        storage = (kernels.NO_UPDATE, sums, NO_STORAGE, NO_STORAGE)
+        storage = (kernels.NO_UPDATE, self.trunk.sums(), NO_STORAGE, NO_STORAGE)
         return self._walk(arrays, deal, traverser, policy, storage,
                           lambda actor, reach: actor.check.remote(traverser, policy, certify, reach))
 
@@ -771,9 +660,8 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
 
     def describe_storage(self) -> str:
         """One line: how the storage is split."""
-        size = 8 if self.storage_bits == 32 else 4
+        size = self.form.entry_bytes
         per = ", ".join(format_bytes(size * int(base[-1])) for _, base in self._owned)
         return (f"Ray: {len(self.actors)} streamed actor(s) own {len(self.cut_group)} subtrees in "
-                f"{len(np.unique(self.cut_group))} groups ({per} of regrets and sums"
-                + ("" if size == 8 else " in 16 bits") + f"); the driver keeps the trunk "
-                f"({format_bytes(size * len(self._regret))})")
+                f"{len(np.unique(self.cut_group))} groups ({per} of regrets and sums{self.form.note}); the driver "
+                f"keeps the trunk ({format_bytes(size * len(self.trunk.regret))})")
