@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from solver.cfr.algorithms import DEFAULT_ALGORITHM
 from solver.cfr.locks import LockFile
 from solver.cfr.solve import RaySetup, make_engine
 from solver.game.config import GameConfig, load_preset
@@ -98,6 +99,35 @@ RAY_CASES = {
 }
 
 
+def _in_process(config, actors, algorithm=DEFAULT_ALGORITHM):
+    """The streamed engine of parts with its actors in this process (solver.cfr.runners.InProcess)."""
+    def make():
+        from solver.cfr.runners import InProcess
+        from solver.cfr.streamed_ray import StreamedRayEngine
+
+        return StreamedRayEngine(GameSetup(config, streamed=True), algorithm, actors=actors, runner=InProcess())
+
+    return make
+
+
+# The streamed games on the other runner, actors in this process: their digests are the
+# one-process engines' too (the runner is a part).
+IN_PROCESS_CASES = {
+    "streamed tiny-triple full": (_in_process(TINY_TRIPLE, 2), 10),
+    "abstract tiny-double recall": (_in_process(STREAMED, 2), 12),
+    "abstract tiny-double recall cfr+": (_in_process(STREAMED, 1, "cfr+"), 12),
+    "abstract tiny-triple recall": (_in_process(TINY_RECALL, 3), 12),
+    "abstract tiny-triple recall 16-bit": (_in_process(dataclasses.replace(TINY_RECALL, storage_bits=16), 2), 12),
+    "abstract tiny-double recall 16-bit dcfr": (
+        _in_process(dataclasses.replace(STREAMED, storage_bits=16), 1, "dcfr"), 12),
+}
+
+
+def in_process(name: str) -> dict:
+    make, iterations = IN_PROCESS_CASES[name]
+    return _digest_and_shut(make(), iterations)
+
+
 def _ray_locked(address):
     from solver.cfr.distributed import RayEngine
 
@@ -136,22 +166,21 @@ def digest(engine, iterations: int) -> dict:
     }
 
 
-def one_process(name: str) -> dict:
-    make, iterations = CASES[name]
-    engine = make()
+def _digest_and_shut(engine, iterations: int) -> dict:
     try:
         return digest(engine, iterations)
     finally:
         engine.shutdown()
+
+
+def one_process(name: str) -> dict:
+    make, iterations = CASES[name]
+    return _digest_and_shut(make(), iterations)
 
 
 def on_ray(name: str, address: str) -> dict:
     make, iterations = RAY_CASES[name]
-    engine = make(address)
-    try:
-        return digest(engine, iterations)
-    finally:
-        engine.shutdown()
+    return _digest_and_shut(make(address), iterations)
 
 
 def main(argv: list[str]) -> None:

@@ -28,7 +28,7 @@ PINNED = json.loads((Path(__file__).parent / "contract_digests.json").read_text(
 
 def test_every_case_is_pinned():
     assert set(PINNED) == set(contract.CASES)
-    assert set(contract.RAY_CASES) <= set(contract.CASES)
+    assert set(contract.RAY_CASES) <= set(contract.CASES) and set(contract.IN_PROCESS_CASES) <= set(contract.CASES)
 
 
 @pytest.mark.parametrize("name", list(contract.CASES))
@@ -56,6 +56,13 @@ UNDER_LOAD = ["built single-draw dcfr-ramp", "abstract tiny-triple recall 16-bit
 def test_digests_under_a_cpu_load_are_the_recorded_ones(name):
     with cpu_load():
         assert contract.one_process(name) == PINNED[name]
+
+
+@pytest.mark.parametrize("name", list(contract.IN_PROCESS_CASES))
+def test_the_streamed_engine_of_parts_in_process_gives_the_one_process_digests(name):
+    """StreamedRayEngine with its actors in this process (solver.cfr.runners.InProcess): the
+    runner is a part; the same bits as AbstractEngine and QuantizedEngine."""
+    assert contract.in_process(name) == PINNED[name]
 
 
 # -- the Ray runners ---------------------------------------------------------------------------

@@ -43,13 +43,14 @@ from ..game.layout import no_rule
 from ..game.setup import GameSetup
 from . import kernels
 from .abstract import AbstractEngine
-from .actors import GatheredStorage, RayError, actor_seconds, connect, kill_actors, ray_results
+from .actors import GatheredStorage, RayError, actor_seconds
 from .combinations import storage_name, storage_part
 from .engine import DEFAULT_ALGORITHM
 from .files import SHARD_DIR, CheckpointError, keep_shards, load_slots_shard, save_slots_shard
 from .planning import ActorPlan, game_parts, owned_groups, plan_actors, smallest_cluster
 from .protocol import CheckpointState
 from .rules import Step, UpdateRule
+from .runners import InProcess, RayRunner
 from .shards import TRANSFER_ENTRIES, copy_slots, index_runs
 from .slot_storage import local_slots, row_map
 from .streamed import balance_groups, cut_entries, cut_members, streamed_arrays, trunk_walk
@@ -292,17 +293,20 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
 
     def __init__(self, config: GameConfig | GameSetup, algorithm: str = DEFAULT_ALGORITHM, address: str = "local",
                  actors: int = 2, row_of: np.ndarray | None = None, actor_cpus: float = 1.0,
-                 actor_memory: int | None = None, balance: bool = True, form: type | None = None):
+                 actor_memory: int | None = None, balance: bool = True, form: type | None = None,
+                 runner=None):
         """``actor_memory``: bytes each actor asks Ray for (its ``memory`` resource): a solve whose
         actors' planned peak (:func:`plan_actors`) is more, or that the cluster's nodes cannot
         place, is a one-line RayError. ``balance``: deal the groups again by their measured cost
         once (:meth:`after_iteration`). ``form``: the storage part (by default the combinations
-        table's for the config's storage)."""
+        table's for the config's storage). ``runner``: where the actors live
+        (:mod:`solver.cfr.runners`; by default Ray at ``address``)."""
         if actors < 1:
             raise RayError(f"--actors must be at least 1, got {actors}")
-        self._ray = connect(address, actors)
+        self.runner = RayRunner(address, actors) if runner is None else runner
         self._n_actors, self._actor_cpus, self._actor_memory = actors, actor_cpus, actor_memory
-        self._threads = max(1, int(actor_cpus))   # each actor's Numba threads
+        # each actor's Numba threads (in this process: this process's)
+        self._threads = 0 if isinstance(self.runner, InProcess) else max(1, int(actor_cpus))
         self.balance, self.balanced, self._balance_said = balance, None, False
         self.actors: list = []
         # The storage's form: a part (solver.cfr.slot_storage), the driver's trunk one piece of it
@@ -350,7 +354,7 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
                       f"no number of actors fits (an actor of one group needs {format_bytes(alone)})")
             raise RayError(f"each actor may use {format_bytes(limit)} (--actor-memory), but the largest of "
                            f"{self._n_actors} needs {format_bytes(plan.largest)} (planned): {advice}")
-        nodes = [node["Resources"].get("memory", 0.0) for node in self._ray.nodes() if node.get("Alive")]
+        nodes = self.runner.node_memory()
         places = sum(int(memory // limit) for memory in nodes)
         if places < self._n_actors:
             raise RayError(f"the cluster's nodes have room for {places} actor(s) of {format_bytes(limit)} (Ray's "
@@ -363,10 +367,8 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
         """Kill any actors and start new ones, every storage zero (then :meth:`load_storage` or
         :meth:`restore` gives them a checkpoint's)."""
         self.shutdown()
-        memory = {} if self._actor_memory is None else {"memory": int(self._actor_memory)}
-        remote = self._ray.remote(num_cpus=self._actor_cpus, max_restarts=0, **memory)(GroupsActor)
-        self.actors = [remote.remote(self.config, self.setup.row_of, block, self._threads, self.form)
-                       for block in self.blocks]
+        self.actors = self.runner.start(GroupsActor, [(self.config, self.setup.row_of, block, self._threads, self.form)
+                                                      for block in self.blocks], self._actor_cpus, self._actor_memory)
         self._run, self._costs_from = 0, None                     # iterations since the actors started
         self._said = (np.zeros(len(self.actors)), 0)             # actors' seconds and iterations at the last note
         self.trunk = self.form(self.game_layout, self._trunk_slots)
@@ -374,13 +376,13 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
 
     def shutdown(self) -> None:
         """Kill the actors (their storage is lost: gather or checkpoint first)."""
-        kill_actors(self._ray, self.actors)
+        self.runner.kill(self.actors)
         self.actors = []
 
     def _get(self, futures):
         """The results of actor calls (:func:`solver.cfr.distributed.ray_results`: a dead actor is
         :class:`ActorLost`, a failed call a RayError)."""
-        return ray_results(self._ray, futures, f"during iteration {self.iteration + 1}")
+        return self.runner.results(futures, f"during iteration {self.iteration + 1}")
 
     # -- the storage, whole -------------------------------------------------
     def _gather(self, which: int) -> np.ndarray:
