@@ -22,6 +22,11 @@ class RayRunner:
     def __init__(self, address: str, actors: int):
         self.ray = connect(address, actors)
 
+    @staticmethod
+    def actor_threads(cpus: float) -> int:
+        """Each actor's Numba threads: its CPUs (at least one)."""
+        return max(1, int(cpus))
+
     def start(self, actor_class: type, arguments: list[tuple], cpus: float, memory: int | None) -> list:
         resources = {} if memory is None else {"memory": int(memory)}
         remote = self.ray.remote(num_cpus=cpus, max_restarts=0, **resources)(actor_class)
@@ -59,6 +64,11 @@ class InProcessActor:
 class InProcess:
     """Actors as objects of this process: the same engine without Ray (each actor's walks on
     this process's threads)."""
+
+    @staticmethod
+    def actor_threads(cpus: float) -> int:
+        """0: the actors keep this process's Numba threads (setting them would change the driver's)."""
+        return 0
 
     def start(self, actor_class: type, arguments: list[tuple], cpus: float, memory: int | None) -> list:
         return [InProcessActor(actor_class(*args)) for args in arguments]

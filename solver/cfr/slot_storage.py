@@ -92,7 +92,20 @@ def local_slots(layout: StrategyLayout, slots: np.ndarray) -> LocalSlots:
                       offsets[slots].astype(np.int64), row_ids.astype(np.int64))
 
 
-class Float32Slots:
+class SlotPieces:
+    """What every storage part transfers the same way: pieces of its ``regret`` and ``strat_sum``
+    arrays, in its own dtype."""
+
+    def piece(self, which: int, lo: int, hi: int) -> np.ndarray:
+        """Entries ``lo..hi-1`` of its regrets (0) or sums (1), a copy."""
+        return (self.regret, self.strat_sum)[which][lo:hi].copy()
+
+    def set_piece(self, lo: int, regret: np.ndarray, strat_sum: np.ndarray) -> None:
+        self.regret[lo:lo + len(regret)] = regret
+        self.strat_sum[lo:lo + len(strat_sum)] = strat_sum
+
+
+class Float32Slots(SlotPieces):
     """Float32 regrets and strategy sums of some slots, and the walks' regret delta (12 bytes an
     entry): the storage of :class:`solver.cfr.abstract.AbstractEngine`, a piece at a time. Walks
     read the regrets as they are and add to the delta and the sums; ``settle`` discounts a seat's
@@ -157,14 +170,6 @@ class Float32Slots:
         return self.strat_sum[int(offsets[lo]):int(offsets[hi])]
 
     # -- files and transfers ------------------------------------------------------------
-    def piece(self, which: int, lo: int, hi: int) -> np.ndarray:
-        """Entries ``lo..hi-1`` of its regrets (0) or sums (1), a copy."""
-        return (self.regret, self.strat_sum)[which][lo:hi].copy()
-
-    def set_piece(self, lo: int, regret: np.ndarray, strat_sum: np.ndarray) -> None:
-        self.regret[lo:lo + len(regret)] = regret
-        self.strat_sum[lo:lo + len(strat_sum)] = strat_sum
-
     row_offset = None   # (no per-row arrays)
 
     @property

@@ -20,11 +20,11 @@ from . import kernels
 from .files import CheckpointError
 from .quantized import NO_VALUES, QuantizedStorage, group_plan
 from .rules import RowScaleRule, Step, UpdateRule
-from .slot_storage import local_slots, row_map
+from .slot_storage import SlotPieces, local_slots, row_map
 from .walker import NO_STORAGE, read_only
 
 
-class Rows16Slots:
+class Rows16Slots(SlotPieces):
     """Some slots' storage in 16-bit rows (see the module docstring)."""
 
     bits = 16
@@ -126,13 +126,6 @@ class Rows16Slots:
         return self.store.decoded("sum", lo, hi)
 
     # -- files and transfers ------------------------------------------------------------
-    def piece(self, which: int, lo: int, hi: int) -> np.ndarray:
-        return (self.regret, self.strat_sum)[which][lo:hi].copy()
-
-    def set_piece(self, lo: int, regret: np.ndarray, strat_sum: np.ndarray) -> None:
-        self.regret[lo:lo + len(regret)] = regret
-        self.strat_sum[lo:lo + len(strat_sum)] = strat_sum
-
     @property
     def row_ids(self) -> np.ndarray:
         return self.local.row_ids

@@ -50,7 +50,7 @@ from .files import SHARD_DIR, CheckpointError, keep_shards, load_slots_shard, sa
 from .planning import ActorPlan, game_parts, owned_groups, plan_actors, smallest_cluster
 from .protocol import CheckpointState
 from .rules import Step, UpdateRule
-from .runners import InProcess, RayRunner
+from .runners import RayRunner
 from .shards import TRANSFER_ENTRIES, copy_slots, index_runs
 from .slot_storage import local_slots, row_map
 from .streamed import balance_groups, cut_entries, cut_members, streamed_arrays, trunk_walk
@@ -305,8 +305,7 @@ class StreamedRayEngine(GatheredStorage, AbstractEngine):
             raise RayError(f"--actors must be at least 1, got {actors}")
         self.runner = RayRunner(address, actors) if runner is None else runner
         self._n_actors, self._actor_cpus, self._actor_memory = actors, actor_cpus, actor_memory
-        # each actor's Numba threads (in this process: this process's)
-        self._threads = 0 if isinstance(self.runner, InProcess) else max(1, int(actor_cpus))
+        self._threads = self.runner.actor_threads(actor_cpus)   # each actor's Numba threads
         self.balance, self.balanced, self._balance_said = balance, None, False
         self.actors: list = []
         # The storage's form: a part (solver.cfr.slot_storage), the driver's trunk one piece of it
