@@ -341,3 +341,74 @@ def test_a_walks_rows_are_encoded_from_what_is_stored_plus_what_it_added():
         added[width] = np.inf
         with pytest.raises(FloatingPointError, match="not finite"):
             storage.encode(which, slots, base, -1, NO_VALUES, added, seed=seed)
+
+
+@pytest.mark.parametrize("which,seed", [("regret", 0), ("sum", 0), ("sum", 29)])
+def test_the_walks_encoder_gives_the_bits_of_rounding_entry_by_entry(which, seed):
+    """The walk's encoder (stored plus added, vectorised: a row's top from its bits) against the
+    general one given the decoded rows as values (each entry summed, checked and rounded in turn):
+    the same integers, scales and count of rows that are not finite, bit for bit, over rows of
+    very different sizes, rows without additions, zero rows and rows holding inf or NaN."""
+    from solver.cfr.quantized import NO_VALUES
+
+    layout = QuantizedEngine(GAME16).game_layout
+    rng = np.random.default_rng(5)
+    n = layout.n_entries
+    values = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 6, n)).astype(np.float32)
+    if which == "sum":
+        values = np.abs(values)
+    slots = np.arange(layout.n_slots, dtype=np.int64)
+    base = layout.slot_offset[:-1].copy()
+    added = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 3, n) * (rng.random(n) < 0.7)).astype(np.float32)
+    if which == "sum":
+        added = np.abs(added)
+    added[: 3 * int(layout.row_width[0])] = 0.0                      # rows without additions
+    first = QuantizedStorage(layout)
+    first.encode(which, slots, base, -1, values)
+    lo, hi = layout.slot_offset[4], layout.slot_offset[5]
+    added[lo:hi] = -first.decoded(which)[lo:hi]                   # rows that become zero
+    added[layout.slot_offset[7]] = np.inf
+    added[layout.slot_offset[9] + 1] = np.nan
+    results = []
+    for general in (False, True):
+        storage = QuantizedStorage(layout)
+        storage.encode(which, slots, base, -1, values)
+        stored = storage.decoded(which) if general else NO_VALUES
+        q, scale = ((storage.regret, storage.regret_scale) if which == "regret"
+                    else (storage.strat_sum, storage.sum_scale))
+        levels, low = (REGRET_LEVELS, -REGRET_LEVELS) if which == "regret" else (SUM_LEVELS, 0.0)
+        from solver.cfr.quantized import encode_slots
+
+        bad = encode_slots(slots, base, *storage._slot_args(), layout.slot_seat, -1, stored, added, False,
+                           (low, levels), np.uint64(seed), q, scale, storage.hash_offset)
+        results.append((bad, q.copy(), scale.view(np.uint32).copy()))
+    (bad_a, q_a, s_a), (bad_b, q_b, s_b) = results
+    assert bad_a == bad_b == 2
+    assert np.array_equal(q_a, q_b) and np.array_equal(s_a, s_b)
+    zero_rows = int(layout.slot_actions[4]) if which == "regret" else 0   # (sums: added made non-negative)
+    assert (s_a == 0).sum() >= 2 + zero_rows   # the two rows that are not finite, and those made zero
+
+
+@pytest.mark.parametrize("pos,neg,floor", [(0.5, 0.25, False), (1.0, 0.5, False), (0.7, 1.0, False), (1.0, 1.0, True),
+                                           (0.3, 0.9, True)])
+def test_a_regret_discount_scales_each_integer_toward_zero_by_its_signs_ratio(pos, neg, floor):
+    """The discount of 16-bit regrets, entry by entry as NumPy computes it: the larger factor folded
+    into the row scales, each integer times its sign's ratio to it, toward zero (negative ones
+    zero with ``floor``), the other seat's rows untouched."""
+    from solver.cfr.quantized import discount_rows
+
+    engine = QuantizedEngine(GAME16)
+    layout, rows = engine.game_layout, engine.storage.rows
+    rng = np.random.default_rng(8)
+    q = rng.integers(-32767, 32768, layout.n_entries).astype(np.int16)
+    scale = rng.random(rows.n_rows).astype(np.float32)
+    fold = max(pos, neg)
+    seat_of = np.repeat(layout.slot_seat, np.diff(layout.slot_offset))
+    ratio = np.where(q > 0, pos / fold, 0.0 if floor else neg / fold)
+    expected = np.where(seat_of == 0, np.trunc(q * ratio), q).astype(np.int16)
+    expected_scale = np.where(np.repeat(layout.slot_seat, layout.slot_actions.astype(np.int64)) == 0,
+                              (scale.astype(np.float64) * fold).astype(np.float32), scale)
+    discount_rows(layout.slot_seat, 0, rows.row_base, layout.slot_offset, rows.slot_width, layout.slot_actions, q,
+                  scale, pos, neg, floor)
+    assert np.array_equal(q, expected)
+    assert np.array_equal(scale, expected_scale)

@@ -75,11 +75,13 @@ def decode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
         s = slots[k]
         if seat >= 0 and slot_seat[s] != seat:
             continue
-        width = slot_width[s]
+        width = np.uint64(slot_width[s])
         for a in range(slot_actions[s]):
             f = scale[row_base[s] + a]
-            src = slot_offset[s] + a * width
-            dst = local_base[k] + a * width
+            # Unsigned offsets: a signed index is wrapped for negative values, which keeps the loop
+            # from vectorising (2.2 times slower, BENCHMARKS.md "16-bit rows, vectorised").
+            src = np.uint64(slot_offset[s]) + np.uint64(a) * width
+            dst = np.uint64(local_base[k]) + np.uint64(a) * width
             for b in range(width):
                 out[dst + b] = np.float32(q[src + b] * f)
 
@@ -93,34 +95,70 @@ def _any_added(added, src, width):
     return False
 
 
-@njit(cache=True, inline="always")
-def _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row, hashed):
-    """:func:`encode_slots` of one row from what is stored plus ``added``, without floor: 1 if a
-    value is not finite (the row then zero), else 0."""
-    top = 0.0
-    check = 0.0  # x - x is NaN where x is not finite: no branch in the loop
-    for b in range(width):
-        x = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
-        check += x - x
-        top = max(top, abs(x))
-    step = np.float32(top / levels)
-    if step == 0.0 or check != 0.0:
-        scale[row] = 0.0
-        for b in range(width):
-            q[dst + b] = 0
-        return 0 if check == 0.0 else 1
-    scale[row] = step
-    inv = 1.0 / np.float64(step)
-    if seed == 0:
-        for b in range(width):
-            x = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
-            q[dst + b] = min(max(np.rint(x * inv), low), levels)
-    else:
-        for b in range(width):
-            x = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
-            u = float(mix(seed + np.uint64(hashed + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-            q[dst + b] = min(max(np.floor(x * inv + u), low), levels)
-    return 0
+ABS_BITS = np.uint64(0x7FFFFFFFFFFFFFFF)   # a float64's bits but its sign
+INF_BITS = np.uint64(0x7FF0000000000000)   # the bits of infinity: a magnitude's at or above it is not finite
+
+
+@njit(cache=True, nogil=True)
+def encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, added,
+                      bounds, seed, q, scale, hash_offset):
+    """:func:`encode_slots` of a walk's rows: what is stored plus ``added``, without floor; the
+    count of rows that are not finite (each then zero). Its own loop, not a branch of the general
+    one, and vectorised: unsigned offsets (a signed index is wrapped for negative values, which
+    keeps a loop scalar), each row's values summed once into a scratch row, and their largest
+    magnitude found as the largest of their bits without the sign (an integer maximum vectorises
+    where a float one does not; a value that is not finite has bits at or above infinity's). The
+    same steps and integers as summing, checking and rounding entry by entry (tests/test_quantized.py):
+    2.5 times faster alone, 1.4 times in a cap-4 iteration (BENCHMARKS.md, "16-bit rows,
+    vectorised")."""
+    low, levels = bounds
+    widest = 0
+    for k in range(len(slots)):
+        widest = max(widest, slot_width[slots[k]])
+    xs = np.empty(widest + 1, np.float64)
+    xb = xs.view(np.uint64)
+    bad = 0
+    for k in range(len(slots)):
+        s = slots[k]
+        if seat >= 0 and slot_seat[s] != seat:
+            continue
+        width = np.uint64(slot_width[s])
+        for a in range(slot_actions[s]):
+            src = np.uint64(local_base[k]) + np.uint64(a) * width
+            dst = np.uint64(slot_offset[s]) + np.uint64(a) * width
+            row = row_base[s] + a
+            if not _any_added(added, src, width):
+                continue
+            old = scale[row]
+            for b in range(width):
+                xs[b] = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
+            top = np.uint64(0)
+            for b in range(width):
+                top = max(top, xb[b] & ABS_BITS)
+            if top >= INF_BITS:
+                bad += 1
+                scale[row] = 0.0
+                for b in range(width):
+                    q[dst + b] = 0
+                continue
+            xb[width] = top
+            step = np.float32(xs[width] / levels)
+            if step == 0.0:
+                scale[row] = 0.0
+                for b in range(width):
+                    q[dst + b] = 0
+                continue
+            scale[row] = step
+            inv = 1.0 / np.float64(step)
+            if seed == 0:
+                for b in range(width):
+                    q[dst + b] = min(max(np.rint(xs[b] * inv), low), levels)
+            else:
+                hashed = np.uint64(hash_offset[s]) + np.uint64(a) * width
+                for b in range(width):
+                    u = float(mix(seed + (hashed + np.uint64(b)) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+                    q[dst + b] = min(max(np.floor(xs[b] * inv + u), low), levels)
+    return bad
 
 
 @njit(cache=True, nogil=True)
@@ -141,6 +179,10 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
     low, levels = bounds
     with_added = len(added) > 0
     stored = len(values) == 0
+    if stored and with_added and not floor:
+        # A walk's rows (BENCHMARKS.md, "A cap-4 iteration in 16 bits" and "16-bit rows, vectorised").
+        return encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat,
+                                 added, bounds, seed, q, scale, hash_offset)
     bad = 0
     for k in range(len(slots)):
         s = slots[k]
@@ -152,14 +194,9 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
             row = row_base[s] + a
             dst = slot_offset[s] + a * width
             hashed = hash_offset[s] + a * width
-            if with_added and not _any_added(added, src, width):
+            if with_added and not _any_added(added, np.uint64(src), np.uint64(width)):
                 continue
             old = scale[row]
-            if stored and with_added and not floor:
-                # A walk's rows (what is stored plus what it added): loops without the other cases'
-                # branches (BENCHMARKS.md, "A cap-4 iteration in 16 bits").
-                bad += _encode_added_row(q, dst, old, added, src, width, levels, low, seed, scale, row, hashed)
-                continue
             # The row's largest magnitude, and whether every value is finite (x - x is NaN where x
             # is not).
             top = 0.0
@@ -211,6 +248,7 @@ def discount_rows(slot_seat, seat, row_base, slot_offset, slot_width, slot_actio
     fold = max(pos_scale, neg_scale)
     pos_ratio = pos_scale / fold if fold > 0.0 else 0.0
     neg_ratio = neg_scale / fold if fold > 0.0 else 0.0
+    neg_low = 0.0 if floor else neg_ratio
     for s in prange(len(slot_seat)):
         if slot_seat[s] != seat:
             continue
@@ -220,16 +258,13 @@ def discount_rows(slot_seat, seat, row_base, slot_offset, slot_width, slot_actio
             scale[row] = np.float32(scale[row] * fold)
             if pos_ratio == 1.0 and neg_ratio == 1.0 and not floor:
                 continue
-            start = slot_offset[s] + a * width
-            for b in range(width):
+            # Each integer times its sign's ratio (0 for a negative one with ``floor``), toward zero
+            # (a halving decays to 0); a ratio of 1 leaves an integer as it is. Without branches
+            # and with unsigned offsets, so the loop vectorises.
+            start = np.uint64(slot_offset[s]) + np.uint64(a) * np.uint64(width)
+            for b in range(np.uint64(width)):
                 v = q[start + b]
-                if v > 0 and pos_ratio != 1.0:
-                    q[start + b] = np.trunc(v * pos_ratio)
-                elif v < 0:
-                    if floor:
-                        q[start + b] = 0
-                    elif neg_ratio != 1.0:
-                        q[start + b] = np.trunc(v * neg_ratio)   # (toward zero: a halving decays to 0)
+                q[start + b] = np.trunc(v * (pos_ratio if v > 0 else neg_low))
 
 
 @njit(cache=True, parallel=True)
