@@ -36,6 +36,7 @@ from .transitions import get_draw_model, reference_draw
 
 BUCKETS_VERSION = 2
 HISTOGRAM_BINS = 64
+LAST_ROUND_FEATURES = ("strength", "ranges")   # the last round's buckets: see compute_bucket_map
 
 
 def reference_policy_matrix(ranks: int, suits: int, hand_size: int) -> np.ndarray:
@@ -60,6 +61,35 @@ def final_strength(ranks: int, suits: int, hand_size: int, draws: int) -> np.nda
     # the tiny strengths of the worst hands keep their precision; a tie counts half.
     worse = np.cumsum(opponent[::-1])[::-1] - opponent
     return worse + 0.5 * opponent
+
+
+def range_strengths(ranks: int, suits: int, hand_size: int, draws: int) -> np.ndarray:
+    """(N, K): each final class's showdown strength against the reference opponent *given how many
+    cards he drew last* (one column per count he draws with some mass, fewest first; a tie counts
+    half). The draw count is public, so these are the ranges a last-round decision faces: a
+    hand that beats most one-card draws may beat few pat hands. With no draw, the dealt range."""
+    model = get_draw_model(ranks, suits, hand_size)
+    ev = get_evaluator(ranks, suits, hand_size)
+    before = model.deal_prob.copy()
+    if draws == 0:
+        ranges = [before]
+    else:
+        policy = reference_policy_matrix(ranks, suits, hand_size)
+        for _ in range(draws - 1):
+            before = before @ policy
+        counts = ev.value_card_count.astype(int)
+        drawn = np.array([reference_draw(int(c), hand_size) for c in counts])
+        ranges = []
+        for d in sorted(set(drawn.tolist())):
+            mass = np.where(drawn == d, before, 0.0)
+            if mass.sum() > 0.0:
+                after = mass @ policy
+                ranges.append(after / after.sum())
+    columns = []
+    for opponent in ranges:
+        worse = np.cumsum(opponent[::-1])[::-1] - opponent
+        columns.append(worse + 0.5 * opponent)
+    return np.column_stack(columns)
 
 
 def class_features(ranks: int, suits: int, hand_size: int, draws: int, round_index: int) -> np.ndarray:
@@ -106,14 +136,25 @@ def _shares(sizes: np.ndarray, total: int) -> np.ndarray:
 
 
 def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: int, n_buckets: int,
-                       seed: int = 0) -> np.ndarray:
-    """Bucket of every value class at a betting round (0 = strongest); see the module docstring."""
+                       seed: int = 0, last: str = "strength") -> np.ndarray:
+    """Bucket of every value class at a betting round (0 = strongest); see the module docstring.
+    ``last`` (the last round's features): "strength" against the reference opponent, or "ranges",
+    against each range he holds after drawing each count (:func:`range_strengths`)."""
     ev = get_evaluator(ranks, suits, hand_size)
     if not 0 <= round_index <= draws:
         raise ValueError(f"round_index must be 0 to {draws}, got {round_index}")
     if n_buckets < 1:
         raise ValueError(f"n_buckets must be at least 1, got {n_buckets}")
-    if round_index == draws:
+    if last not in LAST_ROUND_FEATURES:
+        raise ValueError(f"last must be one of {', '.join(LAST_ROUND_FEATURES)}, got {last!r}")
+    if round_index == draws and last == "ranges":
+        # The last round against the opponent's ranges, one per draw count: every column orders
+        # the classes as strength does, but where they set bucket edges depends on the range
+        # (opponent-cluster features; Johanson et al. 2013). Numbered by overall strength.
+        groups = [np.arange(ev.n_values)]
+        features = np.column_stack([range_strengths(ranks, suits, hand_size, draws),
+                                    final_strength(ranks, suits, hand_size, draws)])
+    elif round_index == draws:
         # The last round: strength alone, a single number, so buckets are strength intervals.
         groups = [np.arange(ev.n_values)]
         features = final_strength(ranks, suits, hand_size, draws)[:, None]
@@ -128,8 +169,12 @@ def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round
         local = _cluster(features[group], int(k), seed)
         labels[group] = local + next_label
         next_label += local.max() + 1
-    # Number buckets by mean final strength (expected CDF complement), strongest first.
-    expected = HISTOGRAM_BINS - features[:, :-1].sum(axis=1) if features.shape[1] > 1 else features[:, 0]
+    # Number buckets by mean final strength (expected CDF complement; in the last round, strength),
+    # strongest first.
+    if round_index == draws:
+        expected = features[:, -1]
+    else:
+        expected = HISTOGRAM_BINS - features[:, :-1].sum(axis=1)
     means = np.array([expected[labels == b].mean() for b in range(next_label)])
     rank = np.empty(next_label, dtype=np.int64)
     rank[np.argsort(-means, kind="stable")] = np.arange(next_label)
@@ -137,11 +182,14 @@ def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round
 
 
 def bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: int, n_buckets: int,
-               seed: int = 0, use_cache: bool = True) -> np.ndarray:
+               seed: int = 0, use_cache: bool = True, last: str = "strength") -> np.ndarray:
     """:func:`compute_bucket_map`, cached on disk beside the draw tables."""
-    name = f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}.npz"
+    last = last if round_index == draws else "strength"   # (only the last round's features change)
+    kind = "" if last == "strength" else f"-{last}"
+    name = (f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}"
+            f"{kind}.npz")
     return cached_arrays(name, ("labels",), lambda: {"labels": compute_bucket_map(
-        ranks, suits, hand_size, draws, round_index, n_buckets, seed)}, use_cache)["labels"]
+        ranks, suits, hand_size, draws, round_index, n_buckets, seed, last)}, use_cache)["labels"]
 
 
 @dataclass(frozen=True)

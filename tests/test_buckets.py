@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from abstractions.buckets import bucket_map, compute_bucket_map, final_strength, reference_policy_matrix
+from abstractions.buckets import (LAST_ROUND_FEATURES, bucket_map, compute_bucket_map, final_strength,
+                                  range_strengths, reference_policy_matrix)
+from abstractions.transitions import reference_draw
 from abstractions.evaluator import get_evaluator
 from abstractions.transitions import get_draw_model
 
@@ -67,7 +69,45 @@ def test_cache_round_trip(tmp_path, monkeypatch):
     assert np.array_equal(bucket_map(13, 4, 4, 2, 0, 120, seed=1), first)
 
 
-@pytest.mark.parametrize("args, problem", [((13, 4, 4, 1, 2, 10), "round_index"), ((13, 4, 4, 1, 0, 0), "n_buckets")])
+@pytest.mark.parametrize("args, problem", [((13, 4, 4, 1, 2, 10), "round_index"), ((13, 4, 4, 1, 0, 0), "n_buckets"),
+                                           ((13, 4, 4, 1, 1, 10, 0, "equity"), "last")])
 def test_bad_arguments(args, problem):
     with pytest.raises(ValueError, match=problem):
         compute_bucket_map(*args)
+
+
+@pytest.mark.parametrize("draws", [1, 2, 3])
+def test_strength_against_each_last_draws_range_averages_to_strength(draws):
+    """The opponent's range after each count he draws last, weighted by how often he draws it,
+    is his whole range: the strengths against the ranges average to the strength against him.
+    Each column orders the classes as strength does; pat hands are the hardest to beat."""
+    columns = range_strengths(13, 4, 4, draws)
+    policy = reference_policy_matrix(13, 4, 4)
+    before = get_draw_model().deal_prob @ np.linalg.matrix_power(policy, draws - 1)
+    drawn = np.array([reference_draw(int(c), 4) for c in get_evaluator().value_card_count])
+    weights = np.array([before[drawn == d].sum() for d in sorted(set(drawn.tolist()))])
+    assert columns.shape == (1092, 4)
+    assert columns @ weights == pytest.approx(final_strength(13, 4, 4, draws), abs=1e-12)
+    assert np.all(np.diff(columns, axis=0) <= 1e-15)
+    assert np.all(columns[:, 0] <= columns[:, 1:].min(axis=1) + 1e-12)   # against pat hands
+    assert range_strengths(13, 4, 4, 0).shape == (1092, 1)
+
+
+def test_last_round_buckets_against_ranges_are_other_strength_intervals(tmp_path, monkeypatch):
+    """Against the ranges, the last round's buckets are still intervals of strength, numbered from
+    the strongest, as many as asked; their edges move (fewer among the best badugis, more below
+    them), and they are cached apart from the strength buckets."""
+    monkeypatch.setenv("BADUGI_CACHE_DIR", str(tmp_path))
+    assert LAST_ROUND_FEATURES == ("strength", "ranges")
+    strength = final_strength(13, 4, 4, 3)
+    plain = bucket_map(13, 4, 4, 3, 3, 40)
+    ranges = bucket_map(13, 4, 4, 3, 3, 40, last="ranges")
+    assert len(list(tmp_path.glob("buckets-*.npz"))) == 2
+    order = np.argsort(-strength, kind="stable")
+    for labels in (plain, ranges):
+        assert labels.max() == 39 and np.all(np.diff(labels[order]) >= 0)
+    assert not np.array_equal(plain, ranges)
+    badugis = get_evaluator().value_card_count == 4
+    assert len(set(ranges[badugis])) < len(set(plain[badugis]))
+    # Only the last round's features change: an earlier round's map is the same file.
+    assert np.array_equal(bucket_map(13, 4, 4, 3, 2, 40, last="ranges"), bucket_map(13, 4, 4, 3, 2, 40))

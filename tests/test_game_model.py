@@ -1,5 +1,6 @@
 """Game model: configs and presets, the public tree, draw transitions, the planner."""
 
+import dataclasses
 import itertools
 import json
 import subprocess
@@ -85,6 +86,25 @@ def test_remember_draws_round_trips_and_is_described(tmp_path):
     assert config.describe().endswith("recall 1 round and every draw")
     assert not config.at_full_resolution().remember_draws
     assert "remember_draws" not in GameConfig(draws=2, recall=1, bets=DEFAULT_BETS[2]).to_toml()
+
+
+def test_last_round_buckets_round_trip_are_described_and_checked(tmp_path):
+    from solver.game.config import LAST_ROUND_FEATURES
+    from abstractions import buckets
+
+    assert LAST_ROUND_FEATURES == buckets.LAST_ROUND_FEATURES
+    config = GameConfig(draws=3, cap=2, bets=DEFAULT_BETS[3], buckets=(8, 8, 8, 6), recall=3,
+                        last_round_buckets="ranges")
+    config.save(tmp_path / "c.toml")
+    assert 'last_round_buckets = "ranges"' in (tmp_path / "c.toml").read_text()
+    assert load_config_file(tmp_path / "c.toml") == config
+    assert "buckets 8/8/8/6 (the last round's against the opponent's ranges)" in config.describe()
+    assert config.at_full_resolution().last_round_buckets == "strength"
+    assert "last_round_buckets" not in dataclasses.replace(config, last_round_buckets="strength").to_toml()
+    with pytest.raises(ConfigError, match="last_round_buckets: 'equity' is not a feature"):
+        dataclasses.replace(config, last_round_buckets="equity")
+    with pytest.raises(ConfigError, match="last_round_buckets: .* needs buckets in the last round"):
+        dataclasses.replace(config, buckets=(8, 8, 8, 0))
 
 
 def test_draws_alone_picks_default_bets(tmp_path):

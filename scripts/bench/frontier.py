@@ -10,7 +10,8 @@ for every round or one per round (``64/64/128``), ``RULE`` the rounds remembered
 to keep every older round's draw counts, ``b`` to keep its number of bets
 (``older_betting = "bets"``) or ``l`` who bet last in it (``"last"``; see :mod:`solver.game.history`), ``mN`` to
 tell draw counts apart only up to N (``draw_limit = N``: ``2dm3`` remembers drawing four as drawing three), and
-``@16`` for 16-bit storage. Each is solved in its abstract
+``r`` for the last round's buckets against the opponent's ranges by his last draw
+(``last_round_buckets = "ranges"``), ``@16`` for 16-bit storage. Each is solved in its abstract
 game (:class:`solver.cfr.abstract.AbstractEngine`, the default algorithm, pruned walks) and
 checked every ``--step`` iterations: its abstract exploitability and its certificate (the exact
 best response at full resolution). A point is *converged* when what remains is the
@@ -57,14 +58,15 @@ def parse_point(spec: str, rounds: int) -> dict:
         draw_limit = int(limit) if limit else 0
     except (ValueError, IndexError):
         raise SystemExit(f"frontier: a point is BUCKETS:RULE (e.g. 64:1d or 64/64/128:2), got {spec!r}") from None
-    if set(flags) - set("dbl") or {"b", "l"} <= set(flags) or len(buckets) not in (1, rounds):
-        raise SystemExit(f"frontier: {spec!r}: RULE is the rounds remembered then 'd', one of 'b' or 'l' and 'mN'; "
-                         f"BUCKETS one count or {rounds}")
+    if set(flags) - set("dblr") or {"b", "l"} <= set(flags) or len(buckets) not in (1, rounds):
+        raise SystemExit(f"frontier: {spec!r}: RULE is the rounds remembered then 'd', one of 'b' or 'l', 'r' and "
+                         f"'mN'; BUCKETS one count or {rounds}")
     if bits not in ("", "16", "32"):
         raise SystemExit(f"frontier: {spec!r}: a point's storage is @16 or @32")
     return {"buckets": buckets * rounds if len(buckets) == 1 else buckets, "recall": recall,
             "remember_draws": "d" in flags, "older_betting": "bets" if "b" in flags else "last" if "l" in flags else "forget",
-            "draw_limit": draw_limit, "storage_bits": int(bits or 32)}
+            "draw_limit": draw_limit, "storage_bits": int(bits or 32),
+            "last_round_buckets": "ranges" if "r" in flags else "strength"}
 
 
 def converged(checks: list[dict]) -> str | None:
@@ -119,7 +121,8 @@ def run(preset: str, cap: int | None, points: list[str], step: int, most: int, o
             certified = engine.exploitability()
             row = {"point": spec, "game": config.describe(), "preset": preset, "cap": config.cap,
                    "buckets": list(config.buckets), "recall": config.recall, "remember_draws": config.remember_draws,
-                   "older_betting": config.older_betting, "draw_limit": config.draw_limit, "entries": int(engine.layout.n_entries),
+                   "older_betting": config.older_betting, "draw_limit": config.draw_limit,
+                   "last_round_buckets": config.last_round_buckets, "entries": int(engine.layout.n_entries),
                    "memory_bytes": int(engine.plan.bytes), "iterations": engine.iteration,
                    "solving_seconds": round(solving, 1), "abstract_mbb": abstract.exploitability_mbb,
                    "certified_mbb": certified.exploitability_mbb, "game_value_mbb": certified.game_value_mbb,

@@ -26,6 +26,7 @@ from .history import BETTING_RULES, DEFAULT_BETTING, describe_draw_limit, descri
 DEFAULT_BETS = {0: (1.0,), 1: (1.0, 2.0), 2: (1.0, 1.0, 2.0), 3: (1.0, 1.0, 2.0, 2.0)}
 MAX_CAP = 8
 STORAGE_BITS = (16, 32)  # bits an abstract solve keeps a regret or a strategy sum in
+LAST_ROUND_FEATURES = ("strength", "ranges")  # the last round's bucket features (abstractions.buckets')
 # Blinds and bet sizes: far beyond any real structure, and far within float32 storage of pots
 # of a whole hand (a million times wider a range would overflow to inf in the solver's sums).
 MIN_AMOUNT, MAX_AMOUNT = 1e-3, 1e3
@@ -56,7 +57,10 @@ class GameConfig:
     (:mod:`solver.game.history`). ``storage_bits`` 16 (default 32) keeps
     an abstract solve's regrets and strategy sums in 16 bits with a scale per action
     row (:mod:`solver.cfr.quantized`): about 5 bytes an entry on two threads instead
-    of 12, for a finer abstraction.
+    of 12, for a finer abstraction. ``last_round_buckets`` names the last round's bucket
+    features: ``strength`` (the default) against one reference opponent, or ``ranges``, against
+    the reference opponent's range after each count he may draw last
+    (:func:`abstractions.buckets.range_strengths`).
     """
 
     ranks: int = 13
@@ -73,6 +77,7 @@ class GameConfig:
     older_betting: str = DEFAULT_BETTING
     draw_limit: int = 0
     storage_bits: int = 32
+    last_round_buckets: str = "strength"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bets", _number_tuple("bets", self.bets, integer=False))
@@ -117,6 +122,12 @@ class GameConfig:
         if self.storage_bits != 32 and not self.abstract_game_ready:
             raise ConfigError("storage_bits: 16-bit storage is for a game solved in its abstract game: it needs card "
                               "buckets in every round and a recall")
+        if self.last_round_buckets not in LAST_ROUND_FEATURES:
+            raise ConfigError(f"last_round_buckets: {self.last_round_buckets!r} is not a feature (features: "
+                              f"{', '.join(LAST_ROUND_FEATURES)})")
+        if self.last_round_buckets != "strength" and not (self.buckets and self.buckets[-1]):
+            raise ConfigError("last_round_buckets: chooses the last round's card buckets; it needs buckets in the "
+                              "last round")
         if any(self.buckets):
             from abstractions.evaluator import get_evaluator
 
@@ -146,6 +157,8 @@ class GameConfig:
             del data["draw_limit"]
         if self.storage_bits == 32:
             del data["storage_bits"]
+        if self.last_round_buckets == "strength":
+            del data["last_round_buckets"]
         return data
 
     def to_toml(self) -> str:
@@ -184,6 +197,8 @@ class GameConfig:
         buckets = ""
         if any(self.buckets):
             buckets = ", buckets " + "/".join(str(b) if b else "full" for b in self.buckets)
+            if self.last_round_buckets == "ranges":
+                buckets += " (the last round's against the opponent's ranges)"
         recall = ""
         if self.recall >= 0:
             recall = f", recall {self.recall} round{'' if self.recall == 1 else 's'}"
@@ -214,7 +229,7 @@ class GameConfig:
     def at_full_resolution(self) -> "GameConfig":
         """The same game without abstraction: no card buckets, the whole public history remembered."""
         return dataclasses.replace(self, buckets=(), recall=-1, remember_draws=False, older_betting=DEFAULT_BETTING,
-                                   draw_limit=0, storage_bits=32)
+                                   draw_limit=0, storage_bits=32, last_round_buckets="strength")
 
 
 def _toml_scalar(value) -> str:

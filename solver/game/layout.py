@@ -648,7 +648,8 @@ def config_row_maps(config, n_states: int) -> np.ndarray | None:
     row_of = np.tile(np.arange(n_states, dtype=np.int64), (config.rounds, 1))
     for r, k in enumerate(config.buckets):
         if k > 0:
-            row_of[r] = bucket_map(config.ranks, config.suits, config.hand_size, config.draws, r, k)
+            row_of[r] = bucket_map(config.ranks, config.suits, config.hand_size, config.draws, r, k,
+                                   last=config.last_round_buckets)
     return row_of
 
 
