@@ -23,8 +23,8 @@ recorded as such. Every check is a JSON line of ``--out``; points already finish
 skipped, so a run interrupted goes on where it stopped.
 
 ``export`` writes the checks of runs as one JSON list (for results/); ``table`` prints the
-finished points as a Markdown table (entries, GiB, iterations, solving
-minutes, abstract and certified mbb/hand); ``plot`` draws certified exploitability against
+finished points as a Markdown table (entries, GiB, iterations, solving minutes, abstract and
+certified mbb/hand), or with ``--out F.csv`` writes them as CSV; ``plot`` draws certified exploitability against
 strategy entries, one series per file, the frontier (points no other beats on both) joined.
 """
 
@@ -157,6 +157,23 @@ def table(paths) -> str:
     return "\n".join(lines)
 
 
+CSV_FIELDS = ("preset", "cap", "point", "game", "entries", "memory_bytes", "iterations", "solving_seconds",
+              "abstract_mbb", "certified_mbb", "converged")
+
+
+def table_csv(paths) -> str:
+    """The finished points as CSV (results/frontier): one row each, the fields of :data:`CSV_FIELDS`."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for r in sorted(finished_rows(paths), key=lambda r: (r["preset"], r["cap"], r["memory_bytes"])):
+        writer.writerow([r[k] for k in CSV_FIELDS])
+    return out.getvalue()
+
+
 def pareto(rows: list[dict]) -> list[dict]:
     """The points no other beats on both entries and certified exploitability, by entries."""
     front, best = [], float("inf")
@@ -216,14 +233,18 @@ def main(argv=None) -> int:
     parser.add_argument("--points", nargs="+", default=["32:2", "64:2", "64:1d", "64:0d", "64:1"])
     parser.add_argument("--step", type=int, default=100, help="iterations between checks")
     parser.add_argument("--max", type=int, default=1000, help="iterations at most per point")
-    parser.add_argument("--out", help="run: the JSON-lines file; plot: the chart's path (without suffix)")
+    parser.add_argument("--out", help="run: the JSON-lines file; plot: the chart's path (without suffix); export: "
+                        "the JSON file; table: a CSV file (else Markdown on stdout)")
     args = parser.parse_args(argv)
     if args.part == "run":
         if not args.out:
             parser.error("run needs --out FILE.jsonl")
         run(args.preset, args.cap, args.points, args.step, args.max, Path(args.out))
     elif args.part == "table":
-        print(table(args.files))
+        if args.out:   # (a CSV file for results/frontier)
+            Path(args.out).write_text(table_csv(args.files))
+        else:
+            print(table(args.files))
     elif args.part == "export":
         if not args.out:
             parser.error("export needs --out FILE.json")

@@ -95,13 +95,20 @@ def _any_added(added, src, width):
     return False
 
 
+@njit(cache=True, inline="always")
+def _consume(added, src, width):
+    """The row of ``width`` additions at ``src`` zero again (read: see ``consume``)."""
+    for b in range(width):
+        added[src + b] = 0.0
+
+
 ABS_BITS = np.uint64(0x7FFFFFFFFFFFFFFF)   # a float64's bits but its sign
 INF_BITS = np.uint64(0x7FF0000000000000)   # the bits of infinity: a magnitude's at or above it is not finite
 
 
 @njit(cache=True, nogil=True)
 def encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, added,
-                      bounds, seed, q, scale, hash_offset):
+                      bounds, seed, q, scale, hash_offset, consume):
     """:func:`encode_slots` of a walk's rows: what is stored plus ``added``, without floor; the
     count of rows that are not finite (each then zero). Its own loop, not a branch of the general
     one, and vectorised: unsigned offsets (a signed index is wrapped for negative values, which
@@ -132,6 +139,8 @@ def encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot
             old = scale[row]
             for b in range(width):
                 xs[b] = np.float64(np.float32(q[dst + b] * old)) + np.float64(added[src + b])
+            if consume:
+                _consume(added, src, width)
             top = np.uint64(0)
             for b in range(width):
                 top = max(top, xb[b] & ABS_BITS)
@@ -163,7 +172,7 @@ def encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot
 
 @njit(cache=True, nogil=True)
 def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, values, added,
-                 floor, bounds, seed, q, scale, hash_offset):
+                 floor, bounds, seed, q, scale, hash_offset, consume=False):
     """Rows of the listed slots of ``seat`` (all seats if ``seat`` < 0) back into 16 bits:
     ``values`` (empty: the rows as stored, read as :func:`decode_slots` reads them) plus
     ``added`` (if not empty) at their local entries, negative ones zero with ``floor``, each row
@@ -175,14 +184,16 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
     fraction of a step, from a hash of ``seed`` and the entry (unbiased, so additions far below a
     step still add up; the same bits on every run): the entry as ``hash_offset`` numbers its slot's
     (the layout's ``slot_offset``; a Ray actor's storage, numbered its own way, hashes the
-    layout's entries). Returns the number of rows holding a non-finite value (stored as zero)."""
+    layout's entries). With ``consume``, every row of ``added`` it reads is left zero (a walk's
+    buffers, zero when made, then need no zeroing before the next group). Returns the number of
+    rows holding a non-finite value (stored as zero)."""
     low, levels = bounds
     with_added = len(added) > 0
     stored = len(values) == 0
     if stored and with_added and not floor:
         # A walk's rows (BENCHMARKS.md, "A cap-4 iteration in 16 bits" and "16-bit rows, vectorised").
         return encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat,
-                                 added, bounds, seed, q, scale, hash_offset)
+                                 added, bounds, seed, q, scale, hash_offset, consume)
     bad = 0
     for k in range(len(slots)):
         s = slots[k]
@@ -216,6 +227,8 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                 scale[row] = 0.0
                 for b in range(width):
                     q[dst + b] = 0
+                if with_added and consume:
+                    _consume(added, np.uint64(src), np.uint64(width))
                 continue
             scale[row] = step
             inv = 1.0 / np.float64(step)
@@ -236,6 +249,8 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                         x = 0.0
                     u = float(mix(seed + np.uint64(hashed + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
                     q[dst + b] = min(max(np.floor(x * inv + u), low), levels)
+            if with_added and consume:
+                _consume(added, np.uint64(src), np.uint64(width))
     return bad
 
 
@@ -307,19 +322,40 @@ class QuantizedStorage:
         decode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, q, scale, out)
 
     def encode(self, which: str, slots: np.ndarray, local_base: np.ndarray, seat: int, values: np.ndarray,
-               added: np.ndarray | None = None, floor: bool = False, seed: int = 0) -> None:
+               added: np.ndarray | None = None, floor: bool = False, seed: int = 0, consume: bool = False) -> None:
         """``seat``'s rows among the listed slots (all with ``seat`` -1) from ``values`` (plus
-        ``added``) at ``local_base`` back into 16 bits (``seed``: stochastic rounding, see
-        :func:`encode_slots`); FloatingPointError if a value is not finite."""
+        ``added``, left zero where read with ``consume``) at ``local_base`` back into 16 bits
+        (``seed``: stochastic rounding, see :func:`encode_slots`); FloatingPointError if a value is
+        not finite."""
         if which == "regret":
             q, scale, levels, low = self.regret, self.regret_scale, REGRET_LEVELS, -REGRET_LEVELS
         else:
             q, scale, levels, low = self.strat_sum, self.sum_scale, SUM_LEVELS, 0.0
         bad = encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
                            NO_ADDED if added is None else added, floor, (low, levels), np.uint64(seed), q, scale,
-                           self.hash_offset)
+                           self.hash_offset, consume)
         if bad:
             raise FloatingPointError(f"{bad} rows of {which}s hold values that are not finite numbers")
+
+    def update_group(self, slots: np.ndarray, local_base: np.ndarray, size: int, play: np.ndarray,
+                     added: np.ndarray, sums: np.ndarray, traverser: int, summed: int, floor: bool, seed: int,
+                     walk) -> None:
+        """One group's part of an update walk: its regrets decoded into ``play``, ``walk()`` adding
+        the traverser's regret delta into ``added`` and ``summed``'s strategy sums into ``sums``
+        (one buffer in a pruned walk: no slot is both seats'), then the rows it added to encoded
+        from what is stored plus the additions. The additions must be zero before the walk (the
+        sums are not decoded first); the encoders leave every row they read zero again, so
+        buffers made zero need no zeroing between groups (a memory pass over the whole storage a
+        walk, BENCHMARKS.md "16-bit rows, vectorised"), and an error zeroes them."""
+        self.decode("regret", slots, local_base, play)
+        try:
+            walk()
+            self.encode("regret", slots, local_base, traverser, NO_VALUES, added, floor, consume=True)
+            self.encode("sum", slots, local_base, summed, NO_VALUES, sums, seed=seed, consume=True)
+        except BaseException:
+            added[:size] = 0.0
+            sums[:size] = 0.0
+            raise
 
     def discount(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float, floor: bool = False) -> None:
         """One seat's regrets (and, with ``sum_scale`` != 1, its strategy sums) discounted in place."""
@@ -531,17 +567,10 @@ class QuantizedEngine(AbstractEngine):
                 if self.pruned and not reach[members, 1 - traverser].any():
                     game.cuts.value[members] = 0.0   # (what a pruned walk leaves at a cut it skips)
                     continue
-                slots, base, size = plan.slots[g], plan.local_base[g], plan.sizes[g]
-                storage.decode("regret", slots, base, play)
-                # The walk adds to zeros (the sums it adds are not decoded first); only the rows it
-                # added to are encoded again, from what is stored plus the additions.
-                delta[:size] = 0.0
-                if sums is not delta:
-                    sums[:size] = 0.0
-                kernels.walk_cut_chunk(members, self.pruned, traverser, policy, adding, game, draws, read_only(play),
-                                       delta, sums, arrays.shape_record, np.uint64(0))
-                storage.encode("regret", slots, base, traverser, NO_VALUES, delta, floor)
-                storage.encode("sum", slots, base, summed, NO_VALUES, sums, seed=seed)
+                storage.update_group(
+                    plan.slots[g], plan.local_base[g], plan.sizes[g], play, delta, sums, traverser, summed, floor, seed,
+                    lambda: kernels.walk_cut_chunk(members, self.pruned, traverser, policy, adding, game, draws,
+                                                   read_only(play), delta, sums, arrays.shape_record, np.uint64(0)))
 
         walk_over_cuts(walk, trunk, len(game.cuts.nodes), lambda: in_threads(len(chunks), run))
         storage.encode("regret", self._trunk_slots, self._trunk_base, traverser, trunk_regret, None, floor)

@@ -18,7 +18,7 @@ import numpy as np
 from ..game.layout import StrategyLayout
 from . import kernels
 from .files import CheckpointError
-from .quantized import NO_VALUES, QuantizedStorage, group_plan
+from .quantized import QuantizedStorage, group_plan
 from .rules import RowScaleRule, Step, UpdateRule
 from .slot_storage import SlotPieces, local_slots, row_map
 from .walker import NO_STORAGE, read_only
@@ -84,13 +84,11 @@ class Rows16Slots(SlotPieces):
         if not self._reached(members, tree, traverser):
             return
         play, delta = self._buffers[k]
-        slots, base = plan.slots[g], plan.local_base[g]
-        store.decode("regret", slots, base, play)
-        delta[:plan.sizes[g]] = 0.0
-        kernels.walk_cut_chunk(members, True, traverser, step.policy, adding, tree, arrays.draws, read_only(play),
-                               delta, delta, arrays.shape_record, np.uint64(0))
-        store.encode("regret", slots, base, traverser, NO_VALUES, delta, bool(step.floor))
-        store.encode("sum", slots, base, 1 - traverser, NO_VALUES, delta, seed=step.seed)
+        store.update_group(
+            plan.slots[g], plan.local_base[g], plan.sizes[g], play, delta, delta, traverser, 1 - traverser,
+            bool(step.floor), step.seed,
+            lambda: kernels.walk_cut_chunk(members, True, traverser, step.policy, adding, tree, arrays.draws,
+                                           read_only(play), delta, delta, arrays.shape_record, np.uint64(0)))
 
     def check_group(self, g: int, members: np.ndarray, k: int, tree, arrays, traverser: int, policy: int) -> None:
         """Group ``g``'s strategy sums decoded and walked against (best response or evaluation)."""
