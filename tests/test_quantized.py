@@ -414,11 +414,11 @@ def test_a_regret_discount_scales_each_integer_toward_zero_by_its_signs_ratio(po
     assert np.array_equal(scale, expected_scale)
 
 
-@pytest.mark.parametrize("floor", [False, True])
-def test_encoders_that_consume_leave_the_additions_zero_and_the_same_bits(floor):
-    """With ``consume`` the encoders (the walk's and, with a floor, the general one) zero every row
-    of additions they read and store what they store without it; after update walks the engine's
-    buffers of additions are zero again (so no group zeroes them before its walk)."""
+def test_an_encoder_that_consumes_leaves_the_additions_zero_and_the_same_bits():
+    """With ``consume`` the walk's encoder zeroes every row of additions it reads and stores what it
+    stores without it (and refuses what is not a walk's rows); after update walks, pruned or not,
+    with or without a floor, the engine's buffers of additions are zero again (so no group zeroes
+    them before its walk)."""
     from solver.cfr.quantized import NO_VALUES
 
     layout = QuantizedEngine(GAME16).game_layout
@@ -433,7 +433,7 @@ def test_encoders_that_consume_leave_the_additions_zero_and_the_same_bits(floor)
         storage = QuantizedStorage(layout)
         storage.encode("regret", slots, base, -1, added * 3)
         mine = added.copy()
-        storage.encode("regret", slots, base, 0, NO_VALUES, mine, floor, consume=consume)
+        storage.encode("regret", slots, base, 0, NO_VALUES, mine, consume=consume)
         seat0 = np.repeat(layout.slot_seat, np.diff(layout.slot_offset)) == 0
         if consume:
             assert not mine[seat0].any() and np.array_equal(mine[~seat0], added[~seat0])
@@ -441,7 +441,9 @@ def test_encoders_that_consume_leave_the_additions_zero_and_the_same_bits(floor)
             assert np.array_equal(mine, added)
         stored.append((storage.regret.copy(), storage.regret_scale.copy()))
     assert np.array_equal(stored[0][0], stored[1][0]) and np.array_equal(stored[0][1], stored[1][1])
-    for pruned in (True, False):
-        engine = QuantizedEngine(GAME16, pruned=pruned)
+    with pytest.raises(ValueError, match="consume"):
+        storage.encode("regret", slots, base, 0, NO_VALUES, mine, True, consume=True)
+    for pruned, algorithm in ((True, "dcfr-ramp"), (False, "dcfr-ramp"), (True, "cfr+")):
+        engine = QuantizedEngine(GAME16, algorithm=algorithm, pruned=pruned)
         engine.run_iterations(3)
         assert engine._buffers and all(not b.any() for part in engine._buffers for b in part[1:])

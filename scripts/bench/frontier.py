@@ -199,9 +199,12 @@ def plot(paths, out: Path) -> list[Path]:
         x = [r["entries"] for r in rows]
         y = [r["certified_mbb"] for r in rows]
         dots = ax.scatter(x, y, label=label, zorder=3)
+        stacked: dict[int, int] = {}   # points of equal entries: each next label one line lower
         for r, xi, yi in zip(rows, x, y):
+            below = stacked.get(xi, 0)
+            stacked[xi] = below + 1
             ax.annotate(r["point"] + ("" if r["converged"].startswith(("abstract", "certified")) else " (not conv.)"),
-                        (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=8)
+                        (xi, yi), textcoords="offset points", xytext=(4, 4 - 11 * below), fontsize=8)
         front = pareto(rows)
         ax.plot([r["entries"] for r in front], [r["certified_mbb"] for r in front],
                 color=dots.get_facecolor()[0], alpha=0.6)
@@ -210,7 +213,8 @@ def plot(paths, out: Path) -> list[Path]:
     ax.set_xlabel("strategy entries of the abstraction (log)")
     ax.set_ylabel("certified exploitability at convergence (mbb/hand, log)")
     ax.set_title("The abstraction frontier\npoints BUCKETS:RULE (rounds remembered; older rounds' d draws, "
-                 "b bets, l last bettor kept;\nmN: draw counts told apart up to N)", fontsize=10)
+                 "b bets, l last bettor kept;\nmN: draw counts told apart up to N; r: last round's buckets "
+                 "against ranges)", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()

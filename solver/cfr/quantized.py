@@ -172,7 +172,7 @@ def encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot
 
 @njit(cache=True, nogil=True)
 def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat, values, added,
-                 floor, bounds, seed, q, scale, hash_offset, consume=False):
+                 floor, bounds, seed, q, scale, hash_offset):
     """Rows of the listed slots of ``seat`` (all seats if ``seat`` < 0) back into 16 bits:
     ``values`` (empty: the rows as stored, read as :func:`decode_slots` reads them) plus
     ``added`` (if not empty) at their local entries, negative ones zero with ``floor``, each row
@@ -184,16 +184,14 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
     fraction of a step, from a hash of ``seed`` and the entry (unbiased, so additions far below a
     step still add up; the same bits on every run): the entry as ``hash_offset`` numbers its slot's
     (the layout's ``slot_offset``; a Ray actor's storage, numbered its own way, hashes the
-    layout's entries). With ``consume``, every row of ``added`` it reads is left zero (a walk's
-    buffers, zero when made, then need no zeroing before the next group). Returns the number of
-    rows holding a non-finite value (stored as zero)."""
+    layout's entries). Returns the number of rows holding a non-finite value (stored as zero)."""
     low, levels = bounds
     with_added = len(added) > 0
     stored = len(values) == 0
     if stored and with_added and not floor:
         # A walk's rows (BENCHMARKS.md, "A cap-4 iteration in 16 bits" and "16-bit rows, vectorised").
         return encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot_actions, slot_seat, seat,
-                                 added, bounds, seed, q, scale, hash_offset, consume)
+                                 added, bounds, seed, q, scale, hash_offset, False)
     bad = 0
     for k in range(len(slots)):
         s = slots[k]
@@ -227,8 +225,6 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                 scale[row] = 0.0
                 for b in range(width):
                     q[dst + b] = 0
-                if with_added and consume:
-                    _consume(added, np.uint64(src), np.uint64(width))
                 continue
             scale[row] = step
             inv = 1.0 / np.float64(step)
@@ -249,8 +245,6 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
                         x = 0.0
                     u = float(mix(seed + np.uint64(hashed + b) * GOLDEN) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
                     q[dst + b] = min(max(np.floor(x * inv + u), low), levels)
-            if with_added and consume:
-                _consume(added, np.uint64(src), np.uint64(width))
     return bad
 
 
@@ -324,16 +318,23 @@ class QuantizedStorage:
     def encode(self, which: str, slots: np.ndarray, local_base: np.ndarray, seat: int, values: np.ndarray,
                added: np.ndarray | None = None, floor: bool = False, seed: int = 0, consume: bool = False) -> None:
         """``seat``'s rows among the listed slots (all with ``seat`` -1) from ``values`` (plus
-        ``added``, left zero where read with ``consume``) at ``local_base`` back into 16 bits
-        (``seed``: stochastic rounding, see :func:`encode_slots`); FloatingPointError if a value is
-        not finite."""
+        ``added``) at ``local_base`` back into 16 bits (``seed``: stochastic rounding, see
+        :func:`encode_slots`); FloatingPointError if a value is not finite. With ``consume`` (a
+        walk's rows: the stored values plus ``added``, without floor), every row of ``added`` read
+        is left zero (:func:`encode_added_rows`)."""
         if which == "regret":
             q, scale, levels, low = self.regret, self.regret_scale, REGRET_LEVELS, -REGRET_LEVELS
         else:
             q, scale, levels, low = self.strat_sum, self.sum_scale, SUM_LEVELS, 0.0
-        bad = encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
-                           NO_ADDED if added is None else added, floor, (low, levels), np.uint64(seed), q, scale,
-                           self.hash_offset, consume)
+        if consume:
+            if floor or len(values) or added is None:
+                raise ValueError("consume: only a walk's additions to the stored rows, without floor, are consumed")
+            bad = encode_added_rows(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, added,
+                                    (low, levels), np.uint64(seed), q, scale, self.hash_offset, True)
+        else:
+            bad = encode_slots(slots, local_base, *self._slot_args(), self.layout.slot_seat, seat, values,
+                               NO_ADDED if added is None else added, floor, (low, levels), np.uint64(seed), q, scale,
+                               self.hash_offset)
         if bad:
             raise FloatingPointError(f"{bad} rows of {which}s hold values that are not finite numbers")
 
@@ -346,16 +347,20 @@ class QuantizedStorage:
         from what is stored plus the additions. The additions must be zero before the walk (the
         sums are not decoded first); the encoders leave every row they read zero again, so
         buffers made zero need no zeroing between groups (a memory pass over the whole storage a
-        walk, BENCHMARKS.md "16-bit rows, vectorised"), and an error zeroes them."""
+        walk, BENCHMARKS.md "16-bit rows, vectorised"). With ``floor`` (CFR+, the general
+        encoder), and after an error, the buffers are zeroed here."""
         self.decode("regret", slots, local_base, play)
         try:
             walk()
-            self.encode("regret", slots, local_base, traverser, NO_VALUES, added, floor, consume=True)
+            self.encode("regret", slots, local_base, traverser, NO_VALUES, added, floor, consume=not floor)
             self.encode("sum", slots, local_base, summed, NO_VALUES, sums, seed=seed, consume=True)
         except BaseException:
-            added[:size] = 0.0
-            sums[:size] = 0.0
+            floor = True
             raise
+        finally:
+            if floor:
+                added[:size] = 0.0
+                sums[:size] = 0.0
 
     def discount(self, seat: int, pos_scale: float, neg_scale: float, sum_scale: float, floor: bool = False) -> None:
         """One seat's regrets (and, with ``sum_scale`` != 1, its strategy sums) discounted in place."""
