@@ -178,12 +178,19 @@ def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round
     means = np.array([expected[labels == b].mean() for b in range(next_label)])
     rank = np.empty(next_label, dtype=np.int64)
     rank[np.argsort(-means, kind="stable")] = np.arange(next_label)
-    return rank[labels]
+    labels = rank[labels]
+    if round_index == draws and np.any(np.diff(labels) < 0):
+        # The showdown of a bucket game sums the opponent's buckets in order (BucketGame): the last
+        # round's buckets must be intervals of strength (classes are numbered strongest first).
+        raise AssertionError("the last round's buckets are not intervals of strength")
+    return labels
 
 
 def bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: int, n_buckets: int,
                seed: int = 0, use_cache: bool = True, last: str = "strength") -> np.ndarray:
     """:func:`compute_bucket_map`, cached on disk beside the draw tables."""
+    if last not in LAST_ROUND_FEATURES:
+        raise ValueError(f"last must be one of {', '.join(LAST_ROUND_FEATURES)}, got {last!r}")
     last = last if round_index == draws else "strength"   # (only the last round's features change)
     kind = "" if last == "strength" else f"-{last}"
     name = (f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}"

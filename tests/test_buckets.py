@@ -109,5 +109,7 @@ def test_last_round_buckets_against_ranges_are_other_strength_intervals(tmp_path
     assert not np.array_equal(plain, ranges)
     badugis = get_evaluator().value_card_count == 4
     assert len(set(ranges[badugis])) < len(set(plain[badugis]))
+    with pytest.raises(ValueError, match="last"):
+        bucket_map(13, 4, 4, 3, 2, 40, last="equity")
     # Only the last round's features change: an earlier round's map is the same file.
     assert np.array_equal(bucket_map(13, 4, 4, 3, 2, 40, last="ranges"), bucket_map(13, 4, 4, 3, 2, 40))
