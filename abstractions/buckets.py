@@ -57,10 +57,20 @@ def final_strength(ranks: int, suits: int, hand_size: int, draws: int) -> np.nda
     policy = reference_policy_matrix(ranks, suits, hand_size)
     for _ in range(draws):
         opponent = opponent @ policy
-    # Opponent mass on weaker classes (higher index), summed from the weak end so that
-    # the tiny strengths of the worst hands keep their precision; a tie counts half.
+    return _strength_against(opponent)
+
+
+def _strength_against(opponent: np.ndarray) -> np.ndarray:
+    """Each final class's chance to beat a hand drawn from ``opponent`` (class probabilities),
+    a tie counting half: his mass on weaker classes (higher index), summed from the weak end so
+    that the tiny strengths of the worst hands keep their precision."""
     worse = np.cumsum(opponent[::-1])[::-1] - opponent
     return worse + 0.5 * opponent
+
+
+def _check_last(last: str) -> None:
+    if last not in LAST_ROUND_FEATURES:
+        raise ValueError(f"last must be one of {', '.join(LAST_ROUND_FEATURES)}, got {last!r}")
 
 
 def range_strengths(ranks: int, suits: int, hand_size: int, draws: int) -> np.ndarray:
@@ -85,11 +95,7 @@ def range_strengths(ranks: int, suits: int, hand_size: int, draws: int) -> np.nd
             if mass.sum() > 0.0:
                 after = mass @ policy
                 ranges.append(after / after.sum())
-    columns = []
-    for opponent in ranges:
-        worse = np.cumsum(opponent[::-1])[::-1] - opponent
-        columns.append(worse + 0.5 * opponent)
-    return np.column_stack(columns)
+    return np.column_stack([_strength_against(opponent) for opponent in ranges])
 
 
 def class_features(ranks: int, suits: int, hand_size: int, draws: int, round_index: int) -> np.ndarray:
@@ -145,8 +151,7 @@ def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round
         raise ValueError(f"round_index must be 0 to {draws}, got {round_index}")
     if n_buckets < 1:
         raise ValueError(f"n_buckets must be at least 1, got {n_buckets}")
-    if last not in LAST_ROUND_FEATURES:
-        raise ValueError(f"last must be one of {', '.join(LAST_ROUND_FEATURES)}, got {last!r}")
+    _check_last(last)
     if round_index == draws and last == "ranges":
         # The last round against the opponent's ranges, one per draw count: every column orders
         # the classes as strength does, but where they set bucket edges depends on the range
@@ -189,8 +194,7 @@ def compute_bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round
 def bucket_map(ranks: int, suits: int, hand_size: int, draws: int, round_index: int, n_buckets: int,
                seed: int = 0, use_cache: bool = True, last: str = "strength") -> np.ndarray:
     """:func:`compute_bucket_map`, cached on disk beside the draw tables."""
-    if last not in LAST_ROUND_FEATURES:
-        raise ValueError(f"last must be one of {', '.join(LAST_ROUND_FEATURES)}, got {last!r}")
+    _check_last(last)
     last = last if round_index == draws else "strength"   # (only the last round's features change)
     kind = "" if last == "strength" else f"-{last}"
     name = (f"buckets-v{BUCKETS_VERSION}-{ranks}x{suits}-h{hand_size}-d{draws}-r{round_index}-k{n_buckets}-s{seed}"
