@@ -102,6 +102,14 @@ def _consume(added, src, width):
         added[src + b] = 0.0
 
 
+@njit(cache=True, inline="always")
+def _zero_row(q, dst, width, scale, row):
+    """A row stored as zero: its integers and its scale."""
+    scale[row] = 0.0
+    for b in range(width):
+        q[dst + b] = 0
+
+
 ABS_BITS = np.uint64(0x7FFFFFFFFFFFFFFF)   # a float64's bits but its sign
 INF_BITS = np.uint64(0x7FF0000000000000)   # the bits of infinity: a magnitude's at or above it is not finite
 
@@ -146,16 +154,12 @@ def encode_added_rows(slots, local_base, slot_offset, row_base, slot_width, slot
                 top = max(top, xb[b] & ABS_BITS)
             if top >= INF_BITS:
                 bad += 1
-                scale[row] = 0.0
-                for b in range(width):
-                    q[dst + b] = 0
+                _zero_row(q, dst, width, scale, row)
                 continue
             xb[width] = top
             step = np.float32(xs[width] / levels)
             if step == 0.0:
-                scale[row] = 0.0
-                for b in range(width):
-                    q[dst + b] = 0
+                _zero_row(q, dst, width, scale, row)
                 continue
             scale[row] = step
             inv = 1.0 / np.float64(step)
@@ -222,9 +226,7 @@ def encode_slots(slots, local_base, slot_offset, row_base, slot_width, slot_acti
             step = np.float32(top / levels)
             if step == 0.0 or not finite:  # (a row whose step underflows float32, below 1e-41, is zero)
                 bad += 0 if finite else 1
-                scale[row] = 0.0
-                for b in range(width):
-                    q[dst + b] = 0
+                _zero_row(q, dst, width, scale, row)
                 continue
             scale[row] = step
             inv = 1.0 / np.float64(step)
