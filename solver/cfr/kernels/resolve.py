@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ...game.codes import BET, CONTINUE, FOLD
+from ...game.codes import BET, FOLD
 
 # One round's template as the kernels read it (``RoundTemplate`` arrays, int64 and float64):
 # per position the seat to act, per (position, action) its kind (BET: ``target`` is the next
