@@ -47,7 +47,8 @@ def round_values(rnd, pot, traverser, best, play, reach, child, value):
     actor playing ``play[p, a, s]``; with ``best`` the traverser plays a best response instead.
     Fills every position's reach (``reach[p, seat]``), the traverser's value of each action
     (``child[p, a]``) and of each position (``value[p]``), counterfactual: weighted by the
-    opponent's reach. ``pot`` is what each seat has put in before the round."""
+    opponent's reach. ``pot`` is what each seat has put in before the round. Loops run over
+    classes innermost, without branches, so they vectorise."""
     seat, kind, target, contrib = rnd.seat, rnd.kind, rnd.target, rnd.contrib
     n_pos, n_act = kind.shape
     n = reach.shape[2]
@@ -59,9 +60,11 @@ def round_values(rnd, pot, traverser, best, play, reach, child, value):
                 q = target[p, a]
                 for s in range(n):
                     reach[q, 1 - actor, s] = reach[p, 1 - actor, s]
+                for s in range(n):
                     reach[q, actor, s] = reach[p, actor, s] * play[p, a, s]
     for p in range(n_pos - 1, -1, -1):
         actor = seat[p]
+        own = actor == traverser
         for a in range(n_act):
             k = kind[p, a]
             if k < 0:
@@ -71,12 +74,18 @@ def round_values(rnd, pot, traverser, best, play, reach, child, value):
                 for s in range(n):
                     child[p, a, s] = value[q, s]
                 continue
-            # A fold or the showdown: the opponent's reach after the action (his own or not).
-            own = actor == traverser
+            # A fold or the showdown: the opponent's reach after the action (his own or not),
+            # into the value row first.
+            if own:
+                for s in range(n):
+                    child[p, a, s] = reach[p, opponent, s]
+            else:
+                for s in range(n):
+                    child[p, a, s] = reach[p, opponent, s] * play[p, a, s]
             if k == FOLD:
                 total = 0.0
-                for t in range(n):
-                    total += reach[p, opponent, t] * (1.0 if own else play[p, a, t])
+                for s in range(n):
+                    total += child[p, a, s]
                 if target[p, a] == traverser:
                     gain = -(pot + contrib[p, a, traverser])
                 else:
@@ -88,57 +97,56 @@ def round_values(rnd, pot, traverser, best, play, reach, child, value):
             gain = pot + contrib[p, a, traverser]
             better = 0.0
             for s in range(n):
-                child[p, a, s] = better
-                better += reach[p, opponent, s] * (1.0 if own else play[p, a, s])
-            total = better
+                here = child[p, a, s]
+                child[p, a, s] = better + better + here
+                better += here
             for s in range(n):
-                here = reach[p, opponent, s] * (1.0 if own else play[p, a, s])
-                child[p, a, s] = gain * (total - 2.0 * child[p, a, s] - here)
-        for s in range(n):
-            if actor != traverser:
-                total = 0.0
-                for a in range(n_act):
-                    if kind[p, a] >= 0:
-                        total += child[p, a, s]
-                value[p, s] = total
+                child[p, a, s] = gain * (better - child[p, a, s])
+        first = True
+        for a in range(n_act):
+            if kind[p, a] < 0:
+                continue
+            if first:
+                for s in range(n):
+                    value[p, s] = child[p, a, s] if (best or not own) else play[p, a, s] * child[p, a, s]
+                first = False
+            elif not own:
+                for s in range(n):
+                    value[p, s] += child[p, a, s]
             elif best:
-                top = -np.inf
-                for a in range(n_act):
-                    if kind[p, a] >= 0 and child[p, a, s] > top:
-                        top = child[p, a, s]
-                value[p, s] = top
+                for s in range(n):
+                    value[p, s] = max(value[p, s], child[p, a, s])
             else:
-                total = 0.0
-                for a in range(n_act):
-                    if kind[p, a] >= 0:
-                        total += play[p, a, s] * child[p, a, s]
-                value[p, s] = total
+                for s in range(n):
+                    value[p, s] += play[p, a, s] * child[p, a, s]
 
 
 @njit(cache=True, fastmath=True, nogil=True)
-def _match_regrets(kind, seat, who, regret, play):
-    """Regret matching at ``who``'s positions (uniform over legal actions where none is positive)."""
+def _match_regrets(kind, seat, who, regret, play, total):
+    """Regret matching at ``who``'s positions (uniform over legal actions where none is
+    positive); ``total`` is a scratch row of the classes."""
     n_pos, n_act = kind.shape
     n = regret.shape[2]
     for p in range(n_pos):
         if seat[p] != who:
             continue
         legal = 0
+        for s in range(n):
+            total[s] = 0.0
         for a in range(n_act):
             if kind[p, a] >= 0:
                 legal += 1
-        for s in range(n):
-            total = 0.0
-            for a in range(n_act):
-                if kind[p, a] >= 0:
-                    total += max(regret[p, a, s], 0.0)
-            for a in range(n_act):
-                if kind[p, a] < 0:
+                for s in range(n):
+                    total[s] += max(regret[p, a, s], 0.0)
+        uniform = 1.0 / legal
+        for a in range(n_act):
+            if kind[p, a] < 0:
+                for s in range(n):
                     play[p, a, s] = 0.0
-                elif total > 0.0:
-                    play[p, a, s] = max(regret[p, a, s], 0.0) / total
-                else:
-                    play[p, a, s] = 1.0 / legal
+                continue
+            for s in range(n):
+                positive = max(regret[p, a, s], 0.0)
+                play[p, a, s] = positive / total[s] if total[s] > 0.0 else uniform
 
 
 @njit(cache=True, fastmath=True, nogil=True)
@@ -158,6 +166,9 @@ def resolve_round(rnd, pot, player, ranges, cbv, iterations, work):
     n_pos, n_act = kind.shape
     n = ranges.shape[1]
     opponent = 1 - player
+    # (The last position's value row is scratch for regret matching: a walk writes it before reading it.)
+    _match_regrets(kind, seat, player, regret, play, value[n_pos - 1])
+    _match_regrets(kind, seat, opponent, regret, play, value[n_pos - 1])
     gadget_value = 0.0
     for t in range(1, iterations + 1):
         keep = 1.0
@@ -166,12 +177,10 @@ def resolve_round(rnd, pot, player, ranges, cbv, iterations, work):
             keep = w / (w + 1.0)
         weight = t ** GAMMA
         for traverser in (player, opponent):
-            _match_regrets(kind, seat, player, regret, play)
-            _match_regrets(kind, seat, opponent, regret, play)
             for s in range(n):
-                follow = max(gadget[0, s], 0.0)
+                go = max(gadget[0, s], 0.0)
                 stop = max(gadget[1, s], 0.0)
-                f = follow / (follow + stop) if follow + stop > 0.0 else 0.5
+                f = go / (go + stop) if go + stop > 0.0 else 0.5
                 reach[0, player, s] = ranges[player, s]
                 reach[0, opponent, s] = ranges[opponent, s] * f
             round_values(rnd, pot, traverser, False, play, reach, child, value)
@@ -185,18 +194,19 @@ def resolve_round(rnd, pot, player, ranges, cbv, iterations, work):
                         r = regret[p, a, s]
                         r = r * keep if r > 0.0 else r * 0.5
                         regret[p, a, s] = r + child[p, a, s] - value[p, s]
+                    for s in range(n):
                         avg[p, a, s] += weight * reach[p, traverser, s] * play[p, a, s]
             if traverser == opponent:
                 gadget_value = 0.0
                 for s in range(n):
-                    follow = max(gadget[0, s], 0.0)
+                    go = max(gadget[0, s], 0.0)
                     stop = max(gadget[1, s], 0.0)
-                    f = follow / (follow + stop) if follow + stop > 0.0 else 0.5
+                    f = go / (go + stop) if go + stop > 0.0 else 0.5
                     mixed = f * value[0, s] + (1.0 - f) * cbv[s]
                     gadget_value += ranges[opponent, s] * mixed
-                    for j in range(2):
-                        g = gadget[j, s]
-                        gadget[j, s] = g * keep if g > 0.0 else g * 0.5
-                    gadget[0, s] += value[0, s] - mixed
-                    gadget[1, s] += cbv[s] - mixed
+                    g0 = gadget[0, s]
+                    g1 = gadget[1, s]
+                    gadget[0, s] = (g0 * keep if g0 > 0.0 else g0 * 0.5) + value[0, s] - mixed
+                    gadget[1, s] = (g1 * keep if g1 > 0.0 else g1 * 0.5) + cbv[s] - mixed
+            _match_regrets(kind, seat, traverser, regret, play, value[n_pos - 1])
     return gadget_value
