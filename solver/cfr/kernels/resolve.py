@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
 from ...game.codes import BET, FOLD
