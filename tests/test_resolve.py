@@ -3,14 +3,24 @@ gadget game against an independent sequence-form LP, and safety."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from abstractions.transitions import get_draw_model
+from solver.cfr.engine import Engine
 from solver.cfr.kernels.resolve import resolve_round
-from solver.cfr.resolving import LastRound
+from solver.cfr.resolving import (LastRound, ResolvedCertifier, ResolveRule, class_by_class,
+                                  resolved_full_resolution)
+from solver.cfr.streamed import StreamedWalker
+from solver.cfr.walker import Walker
 from solver.game.codes import BET, FOLD
 from solver.game.config import load_preset
+from solver.game.rounds import RoundTemplates
+from solver.game.setup import GameSetup
+from solver.game.tree import StreamedGame
 
 N = 6  # classes a side (0 strongest): small enough for the LP, every kind of action still there
 
@@ -170,7 +180,7 @@ def test_the_round_alone_matches_the_lp(last, player):
     rng = np.random.default_rng(10 + player)
     ranges = rng.random((2, N))
     work = last.work(N)
-    resolve_round(last.arrays, 5.0, player, ranges, np.full(N, -1e6), 3000, work)
+    resolve_round(last.arrays, 5.0, player, ranges, np.full(N, -1e6), 3000, False, work)
     strategy = last.average(work.avg, player)
     guaranteed = -ranges[1 - player] @ last.values(5.0, 1 - player, strategy, ranges, best=True)
     value = gadget_lp(last, 5.0, player, ranges, None)
@@ -200,7 +210,7 @@ def test_resolving_an_equilibrium_keeps_it(last):
     rng = np.random.default_rng(30)
     ranges = rng.random((2, N))
     work = last.work(N)
-    resolve_round(last.arrays, 2.0, 0, ranges, np.full(N, -1e6), 4000, work)
+    resolve_round(last.arrays, 2.0, 0, ranges, np.full(N, -1e6), 4000, False, work)
     equilibrium = last.average(work.avg, 0)
     resolved = last.resolve(2.0, 0, ranges, equilibrium, iterations=2000)
     assert abs(resolved.gain(ranges[1])) < 2e-3 * np.abs(ranges[1] @ resolved.cbv)
@@ -222,13 +232,71 @@ def test_a_binding_gadget_matches_the_lp(last):
     rng = np.random.default_rng(40)
     ranges = rng.random((2, N))
     work = last.work(N)
-    resolve_round(last.arrays, 5.0, 0, ranges, np.full(N, -1e6), 3000, work)
+    resolve_round(last.arrays, 5.0, 0, ranges, np.full(N, -1e6), 3000, False, work)
     held = last.values(5.0, 1, last.average(work.avg, 0), ranges, best=True)
     cbv = held - rng.random(N) * np.abs(held).max()  # below the equilibrium's: some must bind
     work = last.work(N)
-    resolve_round(last.arrays, 5.0, 0, ranges, cbv, 4000, work)
+    resolve_round(last.arrays, 5.0, 0, ranges, cbv, 4000, False, work)
     after = last.values(5.0, 1, last.average(work.avg, 0), ranges, best=True)
     guaranteed = -ranges[1] @ np.maximum(cbv, after)
     value = gadget_lp(last, 5.0, 0, ranges, cbv)
     assert value < -ranges[1] @ cbv - 1e-3  # the way out binds: the LP cannot hold every class
     assert abs(guaranteed - value) < 2e-3 * max(1.0, abs(value))
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_maxmargin_is_safe_for_every_class(last, player):
+    """Maxmargin weighs every opponent class alike, reached or not: none gets more than the
+    blueprint gave it, and the smallest margin is positive from a random blueprint."""
+    rng = np.random.default_rng(50 + player)
+    ranges = rng.random((2, N))
+    ranges[1 - player, :2] = 0.0  # classes the blueprint never brings here are protected too
+    blueprint = random_strategy(last, rng)
+    resolved = last.resolve(3.0, player, ranges, blueprint, iterations=3000, gadget="maxmargin")
+    margins = resolved.cbv - resolved.after
+    assert margins.min() > 0.0
+    with pytest.raises(ValueError, match="gadget"):
+        last.resolve(3.0, player, ranges, blueprint, gadget="reach")
+
+
+def _built_and_streamed(rule):
+    """A bucketed tiny double-draw strategy by recall rule: its certificate with re-solved last
+    rounds over the streamed game, and over the built tree with every re-solve written out."""
+    config = dataclasses.replace(load_preset("tiny-double-draw"), recall=1, buckets=(3, 4, 2))
+    engine = Engine(config)
+    engine.run_iterations(40)
+    model = get_draw_model(config.ranks, config.suits, config.hand_size)
+    walker = StreamedWalker(StreamedGame(RoundTemplates.of(config)), engine.layout, model)
+    streamed = ResolvedCertifier(walker, rule).certify(engine.strat_sum)
+    full = GameSetup(dataclasses.replace(config, buckets=(), recall=-1))
+    built = Walker(full.tree, full.layout, full.model)
+    blueprint = class_by_class(full.tree, full.layout, engine.layout, engine.strat_sum)
+    combined = resolved_full_resolution(full.tree, full.layout, built, blueprint, config, rule)
+    return streamed, built.exploitability(combined), walker.exploitability(engine.strat_sum)
+
+
+@pytest.mark.parametrize("rule, rel", [
+    (ResolveRule(iterations=1, gadget="resolve"), 1e-8), (ResolveRule(iterations=300), 2e-3),
+    (ResolveRule(iterations=300, gadget="resolve", floor=0.01), 2e-3), (ResolveRule(min_reach=0.05, iterations=300), 2e-3)])
+def test_the_certificate_of_resolved_last_rounds_is_the_built_trees(rule, rel):
+    """The streamed certificate of a strategy with re-solved last rounds equals the exact best
+    response over the built tree of that strategy written out class by class: after one
+    iteration to rounding; after more, to what the built tree's float32 strategies move (regret
+    matching turns uniform where every regret is zero, so a rounding can flip a class's play).
+    Maxmargin takes from the blueprint's best responses."""
+    streamed, built, blueprint = _built_and_streamed(rule)
+    assert streamed.br_button == pytest.approx(built.br_button, rel=rel)
+    assert streamed.br_big_blind == pytest.approx(built.br_big_blind, rel=rel)
+    assert streamed.resolved > 0
+    if rule.gadget == "maxmargin":
+        assert streamed.taken > 0.0
+        assert streamed.exploitability_mbb < blueprint.exploitability_mbb
+
+
+def test_no_resolving_is_the_plain_certificate():
+    streamed, built, blueprint = _built_and_streamed(ResolveRule(iterations=0))
+    assert streamed.resolved == 0
+    assert streamed.br_button == pytest.approx(blueprint.br_button, rel=1e-12)
+    assert streamed.br_big_blind == pytest.approx(blueprint.br_big_blind, rel=1e-12)
+    with pytest.raises(ValueError, match="gadget"):
+        ResolveRule(gadget="reach").checked()
