@@ -22,6 +22,11 @@ remembers what the strategy forgets). A point that is not converged by ``--max``
 recorded as such. Every check is a JSON line of ``--out``; points already finished there are
 skipped, so a run interrupted goes on where it stopped.
 
+``--keep DIR`` keeps each point's final average strategy; ``--resolve GADGET:ITERATIONS:MIN_REACH``
+also certifies it with its last rounds re-solved (:class:`solver.cfr.resolving.ResolvedCertifier`),
+at the end of ``run`` or afterwards from the kept strategy (``resolve``); the chart draws that
+figure as a triangle below its point.
+
 ``export`` writes the checks of runs as one JSON list (for results/); ``table`` prints the
 finished points as a Markdown table (entries, GiB, iterations, solving minutes, abstract and
 certified mbb/hand), or with ``--out F.csv`` writes them as CSV; ``plot`` draws certified exploitability against
@@ -93,20 +98,73 @@ def _done(out: Path) -> dict[str, dict]:
     return {row["point"]: row for row in _checks(out) if row.get("final")}
 
 
-def run(preset: str, cap: int | None, points: list[str], step: int, most: int, out: Path) -> None:
-    from solver.cfr.solve import make_engine
+def parse_rule(text: str | None):
+    """``GADGET:ITERATIONS:MIN_REACH`` (``maxmargin:200:1e-3``) as a re-solve rule, or None."""
+    if not text:
+        return None
+    from solver.cfr.resolving import ResolveRule
+
+    try:
+        gadget, iterations, min_reach = text.split(":")
+        return ResolveRule(float(min_reach), int(iterations), gadget).checked()
+    except ValueError as error:
+        raise SystemExit(f"frontier: --resolve is GADGET:ITERATIONS:MIN_REACH (e.g. maxmargin:200:1e-3): {error}")
+
+
+def resolved_fields(setup, play, rule) -> dict:
+    """The certificate of the strategy ``play`` (average probabilities in ``setup``'s layout) with
+    its last rounds re-solved under ``rule`` (:class:`solver.cfr.resolving.ResolvedCertifier`)."""
+    from solver.cfr.resolving import ResolvedCertifier
+    from solver.cfr.streamed import StreamedWalker
+
+    cert = ResolvedCertifier(StreamedWalker(setup.game, setup.layout, setup.model), rule).certify(play)
+    return {"resolve_rule": f"{rule.gadget}:{rule.iterations}:{rule.min_reach:g}", "resolved_mbb": cert.exploitability_mbb,
+            "resolved_subgames": cert.resolved, "resolve_seconds": round(cert.seconds, 1)}
+
+
+def _config(preset: str, cap: int | None, spec: str):
     from solver.game.config import load_preset
 
     base = load_preset(preset)
     if cap is not None:
         base = dataclasses.replace(base, cap=cap)
+    return dataclasses.replace(base, **parse_point(spec, base.rounds))
+
+
+def _kept(keep: Path, preset: str, cap, spec: str) -> Path:
+    return keep / f"{preset}-cap{cap}-{spec.replace('/', '-').replace(':', '_')}.npy"
+
+
+def resolve(preset: str, cap: int | None, points: list[str], keep: Path, rule, out: Path) -> None:
+    """Re-solved certificates of finished points from their kept strategies (``run --keep``): each
+    point's final row again, with the re-solved fields, appended to ``out``."""
+    import numpy as np
+    from solver.game.setup import GameSetup
+
+    finished = _done(out)
+    for spec in points:
+        path = _kept(keep, preset, cap, spec)
+        if spec not in finished or not path.is_file():
+            raise SystemExit(f"frontier: {spec}: no finished run in {out} with its strategy kept in {path}")
+        config = _config(preset, cap, spec)
+        row = dict(finished[spec], **resolved_fields(GameSetup.of(config, streamed=True), np.load(path), rule))
+        with out.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        _say(json.dumps(row))
+
+
+def run(preset: str, cap: int | None, points: list[str], step: int, most: int, out: Path, keep: Path | None = None,
+        rule=None) -> None:
+    import numpy as np
+    from solver.cfr.solve import make_engine
+
     out.parent.mkdir(parents=True, exist_ok=True)
     finished = _done(out)
     for spec in points:
         if spec in finished:
             _say(f"{spec}: done before ({finished[spec]['certified_mbb']:.1f} mbb/hand)")
             continue
-        config = dataclasses.replace(base, **parse_point(spec, base.rounds))
+        config = _config(preset, cap, spec)
         t0 = time.perf_counter()
         engine = make_engine(config, streamed=True)
         setup_s = time.perf_counter() - t0
@@ -131,6 +189,13 @@ def run(preset: str, cap: int | None, points: list[str], step: int, most: int, o
             why = converged(checks)
             if why or engine.iteration >= most:
                 row.update(final=True, converged=why or f"not converged in {most} iterations")
+                if keep is not None or rule is not None:
+                    play = engine.average_probabilities()
+                    if keep is not None:
+                        keep.mkdir(parents=True, exist_ok=True)
+                        np.save(_kept(keep, preset, cap, spec), play)
+                    if rule is not None:
+                        row.update(resolved_fields(engine.setup, play, rule))
             with out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
             _say(json.dumps(row))
@@ -148,17 +213,23 @@ def finished_rows(paths) -> list[dict]:
 
 def table(paths) -> str:
     lines = ["| game | abstraction | entries | GiB | iterations | solving min | abstract mbb/hand | "
-             "certified mbb/hand | converged |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "certified mbb/hand | re-solved last rounds | converged |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in sorted(finished_rows(paths), key=lambda r: (r["preset"], r["cap"], r["memory_bytes"])):
         what = r["game"].split(", buckets ")[-1]
         lines.append(f"| {r['preset']} cap {r['cap']} | buckets {what} | {r['entries']:,} | "
                      f"{r['memory_bytes'] / 2**30:.2f} | {r['iterations']} | {r['solving_seconds'] / 60:.1f} | "
-                     f"{r['abstract_mbb']:.1f} | {r['certified_mbb']:.1f} | {r['converged']} |")
+                     f"{r['abstract_mbb']:.1f} | {r['certified_mbb']:.1f} | {_resolved(r)} | {r['converged']} |")
     return "\n".join(lines)
 
 
+def _resolved(row: dict) -> str:
+    if "resolved_mbb" not in row:
+        return ""
+    return f"{row['resolved_mbb']:.1f} ({row['resolve_rule']}, {row['resolve_seconds'] / 60:.0f} min)"
+
+
 CSV_FIELDS = ("preset", "cap", "point", "game", "entries", "memory_bytes", "iterations", "solving_seconds",
-              "abstract_mbb", "certified_mbb", "converged")
+              "abstract_mbb", "certified_mbb", "converged", "resolve_rule", "resolved_mbb", "resolve_seconds")
 
 
 def table_csv(paths) -> str:
@@ -170,7 +241,7 @@ def table_csv(paths) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     for r in sorted(finished_rows(paths), key=lambda r: (r["preset"], r["cap"], r["memory_bytes"])):
-        writer.writerow([r[k] for k in CSV_FIELDS])
+        writer.writerow([r.get(k, "") for k in CSV_FIELDS])
     return out.getvalue()
 
 
@@ -205,6 +276,11 @@ def plot(paths, out: Path) -> list[Path]:
             stacked[xi] = below + 1
             ax.annotate(r["point"] + ("" if r["converged"].startswith(("abstract", "certified")) else " (not conv.)"),
                         (xi, yi), textcoords="offset points", xytext=(4, 4 - 11 * below), fontsize=8)
+        for r in rows:
+            if "resolved_mbb" in r:   # the same strategy with its last rounds re-solved: an arrow down
+                ax.annotate("", (r["entries"], r["resolved_mbb"]), (r["entries"], r["certified_mbb"]),
+                            arrowprops={"arrowstyle": "->", "color": dots.get_facecolor()[0]})
+                ax.scatter([r["entries"]], [r["resolved_mbb"]], marker="v", color=dots.get_facecolor()[0], zorder=3)
         front = pareto(rows)
         ax.plot([r["entries"] for r in front], [r["certified_mbb"] for r in front],
                 color=dots.get_facecolor()[0], alpha=0.6)
@@ -230,20 +306,31 @@ def plot(paths, out: Path) -> list[Path]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=["run", "table", "plot", "export"])
+    parser.add_argument("part", choices=["run", "resolve", "table", "plot", "export"])
     parser.add_argument("files", nargs="*", help="table, plot: the JSON-lines files of runs")
     parser.add_argument("--preset", default="double-draw")
     parser.add_argument("--cap", type=int, help="the preset's game at this cap")
     parser.add_argument("--points", nargs="+", default=["32:2", "64:2", "64:1d", "64:0d", "64:1"])
     parser.add_argument("--step", type=int, default=100, help="iterations between checks")
     parser.add_argument("--max", type=int, default=1000, help="iterations at most per point")
+    parser.add_argument("--keep", metavar="DIR", help="run: keep each point's final average strategy in DIR (.npy); "
+                        "resolve: read it from there")
+    parser.add_argument("--resolve", metavar="RULE", help="run, resolve: also certify each finished point with its "
+                        "last rounds re-solved: GADGET:ITERATIONS:MIN_REACH (maxmargin or resolve; re-solved where "
+                        "the player's reach is at least MIN_REACH; solver.cfr.resolving)")
     parser.add_argument("--out", help="run: the JSON-lines file; plot: the chart's path (without suffix); export: "
                         "the JSON file; table: a CSV file (else Markdown on stdout)")
     args = parser.parse_args(argv)
+    rule = parse_rule(args.resolve)
     if args.part == "run":
         if not args.out:
             parser.error("run needs --out FILE.jsonl")
-        run(args.preset, args.cap, args.points, args.step, args.max, Path(args.out))
+        run(args.preset, args.cap, args.points, args.step, args.max, Path(args.out),
+            Path(args.keep) if args.keep else None, rule)
+    elif args.part == "resolve":
+        if not (args.out and args.keep and rule):
+            parser.error("resolve needs --out FILE.jsonl (the run's), --keep DIR and --resolve RULE")
+        resolve(args.preset, args.cap, args.points, Path(args.keep), rule, Path(args.out))
     elif args.part == "table":
         if args.out:   # (a CSV file for results/frontier)
             Path(args.out).write_text(table_csv(args.files))

@@ -1,17 +1,17 @@
-"""What safe re-solving of the last round takes off a bucketed strategy, on a game whose tree is
-built (single or double draw): certified at full resolution with and without it.
+"""What re-solving the last round takes off a bucketed strategy, on a game whose tree is built
+(single or double draw): certified at full resolution with and without it.
 
-    python scripts/bench/resolve_built.py --preset single-draw --buckets 16 8 --iterations 400
-    python scripts/bench/resolve_built.py --preset double-draw --cap 2 --buckets 32 32 16 --iterations 300
+    python scripts/bench/resolve_built.py --preset single-draw --buckets 16 8 --iterations 300
+    python scripts/bench/resolve_built.py --preset double-draw --cap 2 --buckets 32 32 16 --iterations 300 \\
+        --gadget resolve --floor 0.05 --cache runs/dd2-32-32-16.npy
 
-The blueprint is solved in card buckets (the default algorithm, ``--iterations``), then every
-last-round subgame is re-solved for each seat at full resolution behind the Resolve gadget
-(:mod:`solver.cfr.resolving`, ``--resolve-iterations`` DCFR iterations each) from the
-blueprint's ranges there. Both strategies, the blueprint and the blueprint with every last round
-re-solved, are written out class by class into one full-resolution array each and certified by
-the exact best response (:class:`solver.cfr.walker.Walker`). Also printed: the same blueprint
-with only its last round replaced by the full-resolution equilibrium of each subgame (no
-gadget: *unsafe* re-solving), which can be worse than the blueprint.
+The blueprint is solved in card buckets (the default algorithm, ``--iterations``; its strategy
+sums kept in ``--cache`` if given), then every last-round subgame is re-solved for each seat at
+full resolution from the blueprint's ranges there (:func:`solver.cfr.resolving.resolved_full_resolution`:
+``--gadget`` Maxmargin or Resolve, ``--resolve-iterations`` DCFR iterations each, re-solved where
+the seat's reach is at least ``--min-reach``). Both strategies are certified by the exact best
+response (:class:`solver.cfr.walker.Walker`). ``--unsafe`` also certifies the blueprint with each
+subgame's own equilibrium from the same ranges (no gadget), which is known to be unsafe.
 """
 
 from __future__ import annotations
@@ -28,38 +28,47 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from solver.cfr import kernels  # noqa: E402
 from solver.cfr.kernels.resolve import resolve_round  # noqa: E402
-from solver.cfr.resolving import LastRound  # noqa: E402
+from solver.cfr.resolving import (GADGETS, LastRound, ResolveRule, class_by_class, last_round_positions,  # noqa: E402
+                                  resolved_full_resolution)
 from solver.cfr.solve import make_engine  # noqa: E402
-from solver.cfr.walker import Walker, class_strategy  # noqa: E402
-from solver.game.codes import BET, DRAW  # noqa: E402
+from solver.cfr.walker import Walker  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
 from solver.game.setup import GameSetup  # noqa: E402
 
 
-def full_resolution(setup: GameSetup, bucketed, sums) -> tuple[np.ndarray, object]:
-    """The bucketed strategy in ``sums`` written class by class into a full-resolution array (of
-    ``setup``'s layout: one row per class), and that layout."""
-    tree, layout = setup.tree, setup.layout
-    play = np.zeros(int(layout.slot_offset[-1]), np.float32)
-    for node in np.nonzero(tree.kind <= DRAW)[0]:
-        slot = int(layout.slot_of[node])
-        play[layout.slot_offset[slot]:layout.slot_offset[slot + 1]] = class_strategy(bucketed, sums, int(node)).ravel()
-    return play, layout
-
-
-def last_round_roots(tree) -> np.ndarray:
-    parent_kind = tree.kind[np.maximum(tree.parent, 0)]
-    return np.nonzero((tree.kind == BET) & (tree.round == tree.config.draws) & (tree.parent >= 0)
-                      & (parent_kind == DRAW))[0]
-
-
-def subgame_nodes(tree, root: int) -> np.ndarray:
-    """The decision nodes of the round under ``root``, indexed by template position."""
-    block = np.concatenate([[root], np.arange(tree.first_child[root], tree.subtree_end[root])])
-    block = block[tree.kind[block] == BET]
-    out = np.full(int(tree.phase[block].max()) + 1, -1, np.int64)
-    out[tree.phase[block]] = block
+def unsafe_resolving(tree, layout, walker, play, config, iterations) -> np.ndarray:
+    """The blueprint with each seat's last rounds replaced by the round's own equilibrium from
+    the blueprint's ranges (the opponent may not leave: no gadget)."""
+    last = LastRound(config)
+    roots, positions = last_round_positions(tree)
+    record = walker.record(roots)
+    for seat in (0, 1):
+        walker.walk(seat, kernels.EVALUATE, play, record=record)
+    out, n = play.copy(), walker.n_states
+    for j, root in enumerate(roots):
+        for player in (0, 1):
+            work = last.work(n)
+            resolve_round(last.arrays, float(tree.pot[root]), player, np.ascontiguousarray(record.reach[j]),
+                          np.full(n, -1e9), iterations, False, work)
+            equilibrium = last.average(work.avg, player)
+            for p, node in enumerate(positions[j]):
+                if node >= 0 and tree.seat[node] == player:
+                    slot = int(layout.slot_of[node])
+                    out[layout.slot_offset[slot]:layout.slot_offset[slot + 1]] = (
+                        equilibrium[p, :tree.n_children[node]].ravel())
     return out
+
+
+def reach_shares(tree, walker, play) -> str:
+    """How few of the (subgame, seat) pairs hold most of the seats' blueprint reach."""
+    roots, _ = last_round_positions(tree)
+    record = walker.record(roots)
+    for seat in (0, 1):
+        walker.walk(seat, kernels.EVALUATE, play, record=record)
+    masses = np.sort(record.reach.sum(axis=2).ravel())[::-1]
+    share = np.cumsum(masses) / max(masses.sum(), 1e-300)
+    return (", ".join(f"{int(np.searchsorted(share, q)) + 1}" for q in (0.9, 0.99, 0.999))
+            + f" of {len(masses)} (subgame, seat) pairs hold 90%, 99% and 99.9% of the seats' last-round reach")
 
 
 def main(argv=None) -> int:
@@ -68,73 +77,45 @@ def main(argv=None) -> int:
     parser.add_argument("--cap", type=int, default=None)
     parser.add_argument("--buckets", type=int, nargs="+", required=True, help="buckets per round")
     parser.add_argument("--iterations", type=int, default=300, help="blueprint iterations")
+    parser.add_argument("--cache", metavar="FILE.npy", help="the blueprint's strategy sums: read if there, else saved")
+    parser.add_argument("--gadget", choices=GADGETS, default="maxmargin")
     parser.add_argument("--resolve-iterations", type=int, default=200)
-    parser.add_argument("--accept", choices=("always", "safe"), default="always",
-                        help="play a re-solved subgame always, or only where it leaves no opponent class more than "
-                             "the blueprint did (checked exactly: then never more exploitable than the blueprint)")
-    parser.add_argument("--floor", type=float, default=0.0, help="the gadget's reach floor (LastRound.resolve)")
+    parser.add_argument("--min-reach", type=float, default=0.0)
+    parser.add_argument("--floor", type=float, default=0.0, help="Resolve's reach floor")
+    parser.add_argument("--unsafe", action="store_true")
     args = parser.parse_args(argv)
-    config = load_preset(args.preset)
-    changes = {"buckets": tuple(args.buckets)}
-    if args.cap is not None:
-        changes["cap"] = args.cap
-    config = dataclasses.replace(config, **changes)
-    t0 = time.perf_counter()
+    rule = ResolveRule(args.min_reach, args.resolve_iterations, args.gadget, args.floor).checked()
+    changes = {"buckets": tuple(args.buckets)} | ({} if args.cap is None else {"cap": args.cap})
+    config = dataclasses.replace(load_preset(args.preset), **changes)
     engine = make_engine(config)
-    engine.run_iterations(args.iterations)
-    print(f"blueprint: {config.describe()}, {args.iterations} iterations "
-          f"in {time.perf_counter() - t0:.1f} s", flush=True)
-    sums = engine.average_sums()
+    cache = Path(args.cache) if args.cache else None
+    t0 = time.perf_counter()
+    if cache is not None and cache.is_file():
+        sums = np.load(cache)
+        print(f"blueprint: {config.describe()}, strategy sums from {cache}", flush=True)
+    else:
+        engine.run_iterations(args.iterations)
+        sums = engine.average_sums()
+        print(f"blueprint: {config.describe()}, {args.iterations} iterations in {time.perf_counter() - t0:.1f} s",
+              flush=True)
+        if cache is not None:
+            np.save(cache, sums)
     full = GameSetup(dataclasses.replace(config, buckets=()))
-    tree, model = full.tree, full.model
-    blueprint, layout = full_resolution(full, engine.layout, sums)
-    walker = Walker(tree, layout, model)
+    tree, layout = full.tree, full.layout
+    walker = Walker(tree, layout, full.model)
+    blueprint = class_by_class(tree, layout, engine.layout, sums)
     before = walker.exploitability(blueprint)
-    print(f"blueprint certified {before.exploitability_mbb:.3f} mbb/hand", flush=True)
-
-    roots = last_round_roots(tree)
-    record = walker.record(roots)
-    for seat in (0, 1):
-        walker.walk(seat, kernels.EVALUATE, blueprint, record=record)
-    last = LastRound(config)
-    n = model.n_values
-    safe, unsafe = blueprint.copy(), blueprint.copy()
-    t1, gains, kept = time.perf_counter(), 0.0, 0
-    for r, root in enumerate(roots):
-        nodes = subgame_nodes(tree, int(root))
-        ranges = record.reach[r]
-        strategy = np.zeros((last.n_positions, last.n_actions, n))
-        for p, node in enumerate(nodes):
-            if node >= 0:
-                strategy[p, :tree.n_children[node]] = class_strategy(layout, blueprint, int(node))
-        pot = float(tree.pot[root])
-        work = last.work(n)
-        for player in (0, 1):
-            resolved = last.resolve(pot, player, ranges, strategy, args.resolve_iterations, args.floor)
-            worse = resolved.after - resolved.cbv
-            tolerance = 1e-6 * max(np.abs(resolved.cbv).max(), 1e-300)
-            accepted = args.accept == "always" or worse.max() <= tolerance
-            kept += accepted
-            if accepted:
-                gains += resolved.gain(ranges[1 - player])
-            work = last.work(n)
-            resolve_round(last.arrays, pot, player, np.ascontiguousarray(ranges), np.full(n, -1e9),
-                          args.resolve_iterations, work)
-            equilibrium = last.average(work.avg, player)
-            for p, node in enumerate(nodes):
-                if node >= 0 and tree.seat[node] == player:
-                    slot = int(layout.slot_of[node])
-                    width = int(tree.n_children[node])
-                    rows = slice(int(layout.slot_offset[slot]), int(layout.slot_offset[slot + 1]))
-                    if accepted:
-                        safe[rows] = resolved.strategy[p, :width].ravel()
-                    unsafe[rows] = equilibrium[p, :width].ravel()
+    print(f"blueprint certified {before.exploitability_mbb:.3f} mbb/hand; {reach_shares(tree, walker, blueprint)}",
+          flush=True)
+    t1 = time.perf_counter()
+    combined = resolved_full_resolution(tree, layout, walker, blueprint, config, rule)
     seconds = time.perf_counter() - t1
-    after, reckless = walker.exploitability(safe), walker.exploitability(unsafe)
-    print(f"{len(roots)} last-round subgames re-solved for both seats in {seconds:.1f} s "
-          f"({seconds / max(2 * len(roots), 1) * 1e3:.1f} ms each); {kept} of {2 * len(roots)} played")
-    print(f"re-solved (safe) certified {after.exploitability_mbb:.3f} mbb/hand; unsafe {reckless.exploitability_mbb:.3f}; "
-          f"blueprint {before.exploitability_mbb:.3f}")
+    after = walker.exploitability(combined)
+    print(f"{rule}: re-solved in {seconds:.1f} s; certified {after.exploitability_mbb:.3f} mbb/hand "
+          f"(blueprint {before.exploitability_mbb:.3f})")
+    if args.unsafe:
+        unsafe = unsafe_resolving(tree, layout, walker, blueprint, config, args.resolve_iterations)
+        print(f"unsafe (each round's own equilibrium): certified {walker.exploitability(unsafe).exploitability_mbb:.3f}")
     return 0
 
 
