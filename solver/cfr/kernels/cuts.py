@@ -72,7 +72,7 @@ def cut_entry_table(decisions, shape_round, shape_phase, shape_pot, shape_record
 def fill_cut_from(game, c, contrib, entry_offset):
     """:func:`fill_cut` for cut ``c`` from the game's built :data:`CutEntries` table
     (``entry_offset`` of nodes not among its decisions is left as it is: -1 from
-    :func:`_cut_walker`)."""
+    :func:`cut_walker`)."""
     _fill_contrib(game.shape, game.cut_pot[c], contrib)
     decisions, table = game.cut_entries.decisions, game.cut_entries.table
     for j in range(len(decisions)):
@@ -98,7 +98,7 @@ def _clear_value(cut_value, c):
 
 
 @njit(cache=True)
-def _cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width):
+def cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width):
     """One thread's buffers for walking cut subtrees: work buffers, and the shape's tree and layout
     arrays whose contributions and entries :func:`walk_cut` fills for each cut."""
     shape, trunk_layout = game.shape, game.trunk_layout
@@ -120,7 +120,7 @@ def walk_cut(c, skip_unreached, traverser, policy, discount, game, tree, layout,
     entries: from ``game.cut_entries`` if its table is built) walked from the reach in
     ``game.cuts.reach[c]``, its value into ``game.cuts.value[c]``; with ``skip_unreached``, a cut
     the opponent never reaches is worth 0 and not walked. ``tree`` and ``layout`` come from
-    :func:`_cut_walker`."""
+    :func:`cut_walker`."""
     cuts = game.cuts
     if not _reached(cuts.reach, c, 1 - traverser) and (skip_unreached or not _reached(cuts.reach, c, traverser)):
         # (Reached by neither seat, as below a merged draw count: a walk would add only zeros.)
@@ -153,7 +153,7 @@ def walk_cut_chunk(chunk, skip_unreached, traverser, policy, discount, game, dra
     (``abstractions.random.stream_seed``): the same numbers in any chunk."""
     max_depth, n_act_max, n_sets, max_width = walk_sizes(game, draws)
     n_states = game.cuts.reach.shape[2]
-    work, tree, layout = _cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width)
+    work, tree, layout = cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width)
     for j in range(len(chunk)):
         work.rng[0] = stream_seed(seed, chunk[j] + 1)
         walk_cut(chunk[j], skip_unreached, traverser, policy, discount, game, tree, layout, draws, play, regret,

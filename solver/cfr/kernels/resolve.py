@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from ...game.codes import BET, FOLD
-from .cuts import _cut_walker, fill_cut, fill_cut_from, walk_sizes
+from .cuts import cut_walker, fill_cut, fill_cut_from, walk_sizes
 from .nodes import node_strategy
 from .types import BEST_RESPONSE, COLLECT, EVALUATE, TRUNK
 from .walk import traverse
@@ -379,7 +379,7 @@ def resolved_cut_chunk(chunk, traverser, game, draws, play, last, options, lw, s
     nothing."""
     max_depth, n_act_max, n_sets, max_width = walk_sizes(game, draws)
     n_states = game.cuts.reach.shape[2]
-    work, tree, layout = _cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width)
+    work, tree, layout = cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width)
     cuts = game.cuts
     roots = np.zeros(1, np.int64)
     for i in range(len(chunk)):
