@@ -300,3 +300,28 @@ def test_no_resolving_is_the_plain_certificate():
     assert streamed.br_big_blind == pytest.approx(blueprint.br_big_blind, rel=1e-12)
     with pytest.raises(ValueError, match="gadget"):
         ResolveRule(gadget="reach").checked()
+
+
+def test_the_frontier_certifies_a_point_with_its_last_rounds_resolved(tmp_path):
+    """scripts/bench/frontier.py: a point run with --keep and --resolve gets its re-solved
+    certificate, one measured afterwards from the kept strategy equals it, and the table and CSV
+    show it."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "bench" / "frontier.py"
+    spec = importlib.util.spec_from_file_location("frontier", path)
+    frontier = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(frontier)
+    out, keep = tmp_path / "f.jsonl", tmp_path / "keep"
+    rule = frontier.parse_rule("maxmargin:50:0")
+    frontier.run("tiny-double-draw", None, ["3:1"], 10, 10, out, keep, rule)
+    first = frontier._done(out)["3:1"]
+    assert first["resolved_subgames"] > 0 and first["resolved_mbb"] < first["certified_mbb"]
+    frontier.resolve("tiny-double-draw", None, ["3:1"], keep, rule, out)
+    again = frontier._done(out)["3:1"]
+    assert again["resolved_mbb"] == pytest.approx(first["resolved_mbb"], rel=1e-12)
+    assert f"{first['resolved_mbb']:.1f} (maxmargin:50:0" in frontier.table([out])
+    assert "resolved_mbb" in frontier.table_csv([out]).splitlines()[0]
+    with pytest.raises(SystemExit, match="GADGET:ITERATIONS:MIN_REACH"):
+        frontier.parse_rule("maxmargin:many")
