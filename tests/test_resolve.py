@@ -270,25 +270,28 @@ def _built_and_streamed(rule):
     streamed = ResolvedCertifier(walker, rule).certify(engine.strat_sum)
     full = GameSetup(dataclasses.replace(config, buckets=(), recall=-1))
     built = Walker(full.tree, full.layout, full.model)
-    blueprint = class_by_class(full.tree, full.layout, engine.layout, engine.strat_sum)
+    blueprint = class_by_class(full.tree, full.layout, engine.layout, engine.strat_sum, np.float64)
     combined = resolved_full_resolution(full.tree, full.layout, built, blueprint, config, rule)
     return streamed, built.exploitability(combined), walker.exploitability(engine.strat_sum)
 
 
 @pytest.mark.parametrize("rule, rel", [
-    (ResolveRule(iterations=1, gadget="resolve"), 1e-8), (ResolveRule(iterations=300), 2e-3),
-    (ResolveRule(iterations=300, gadget="resolve", floor=0.01), 2e-3), (ResolveRule(min_reach=0.05, iterations=300), 2e-3)])
+    (ResolveRule(iterations=1, gadget="resolve"), 1e-9), (ResolveRule(iterations=1, floor=0.3), 1e-9),
+    (ResolveRule(iterations=300), 2e-3), (ResolveRule(iterations=300, gadget="resolve", floor=0.01), 2e-3),
+    (ResolveRule(min_reach=0.05, iterations=300), 2e-3)])
 def test_the_certificate_of_resolved_last_rounds_is_the_built_trees(rule, rel):
     """The streamed certificate of a strategy with re-solved last rounds equals the exact best
-    response over the built tree of that strategy written out class by class: after one
-    iteration to rounding; after more, to what the built tree's float32 strategies move (regret
-    matching turns uniform where every regret is zero, so a rounding can flip a class's play).
-    Maxmargin takes from the blueprint's best responses."""
+    response over the built tree of that strategy written out class by class (float64). After
+    one iteration, to rounding: every subgame's pot, positions, seats, ranges and values are the
+    built tree's. After more, to what last bits move: the two paths' ranges and blueprints differ
+    in their last bits (sums in other orders), and regret matching turns uniform where regrets are
+    exactly zero, so a class can play otherwise (a ulp moves a 300-iteration re-solve's values by
+    up to about 1e-4 relative). Maxmargin takes from the blueprint's best responses."""
     streamed, built, blueprint = _built_and_streamed(rule)
     assert streamed.br_button == pytest.approx(built.br_button, rel=rel)
     assert streamed.br_big_blind == pytest.approx(built.br_big_blind, rel=rel)
     assert streamed.resolved > 0
-    if rule.gadget == "maxmargin":
+    if rule.iterations > 1 and rule.gadget == "maxmargin":
         assert streamed.taken > 0.0
         assert streamed.exploitability_mbb < blueprint.exploitability_mbb
 
@@ -325,3 +328,34 @@ def test_the_frontier_certifies_a_point_with_its_last_rounds_resolved(tmp_path):
     assert "resolved_mbb" in frontier.table_csv([out]).splitlines()[0]
     with pytest.raises(SystemExit, match="GADGET:ITERATIONS:MIN_REACH"):
         frontier.parse_rule("maxmargin:many")
+
+
+def test_the_certificate_is_the_same_on_any_number_of_threads():
+    config = dataclasses.replace(load_preset("tiny-double-draw"), recall=1, buckets=(3, 4, 2))
+    engine = Engine(config)
+    engine.run_iterations(20)
+    model = get_draw_model(config.ranks, config.suits, config.hand_size)
+    walker = StreamedWalker(StreamedGame(RoundTemplates.of(config)), engine.layout, model)
+    certifier = ResolvedCertifier(walker, ResolveRule(iterations=50))
+    one, three = certifier.certify(engine.strat_sum, threads=1), certifier.certify(engine.strat_sum, threads=3)
+    assert (one.br_button, one.br_big_blind, one.resolved, one.taken) == (
+        three.br_button, three.br_big_blind, three.resolved, three.taken)
+
+
+def test_single_draw_is_refused_by_the_streamed_certifier():
+    config = dataclasses.replace(load_preset("tiny-single-draw"), recall=1)
+    model = get_draw_model(config.ranks, config.suits, config.hand_size)
+    setup = GameSetup.of(config, streamed=True)
+    with pytest.raises(ValueError, match="two draws or more"):
+        ResolvedCertifier(StreamedWalker(StreamedGame(RoundTemplates.of(config)), setup.layout, model))
+
+
+def test_resolve_keeps_the_blueprint_where_the_opponent_brings_no_class(last):
+    rng = np.random.default_rng(60)
+    ranges = rng.random((2, N))
+    ranges[1] = 0.0
+    blueprint = random_strategy(last, rng)
+    resolved = last.resolve(3.0, 0, ranges, blueprint, iterations=100)
+    mine = last.arrays.seat == 0
+    np.testing.assert_allclose(resolved.strategy[mine], blueprint[mine], rtol=1e-12)
+    assert resolved.iterations == 0

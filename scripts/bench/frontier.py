@@ -22,7 +22,7 @@ remembers what the strategy forgets). A point that is not converged by ``--max``
 recorded as such. Every check is a JSON line of ``--out``; points already finished there are
 skipped, so a run interrupted goes on where it stopped.
 
-``--keep DIR`` keeps each point's final average strategy; ``--resolve GADGET:ITERATIONS:MIN_REACH``
+``--keep DIR`` keeps each point's final average strategy; ``--resolve GADGET:ITERATIONS:MIN_REACH[:FLOOR]``
 also certifies it with its last rounds re-solved (:class:`solver.cfr.resolving.ResolvedCertifier`),
 at the end of ``run`` or afterwards from the kept strategy (``resolve``); the chart draws that
 figure as a triangle below its point.
@@ -99,16 +99,20 @@ def _done(out: Path) -> dict[str, dict]:
 
 
 def parse_rule(text: str | None):
-    """``GADGET:ITERATIONS:MIN_REACH`` (``maxmargin:200:1e-3``) as a re-solve rule, or None."""
+    """``GADGET:ITERATIONS:MIN_REACH[:FLOOR]`` (``maxmargin:200:1e-3``, ``resolve:200:1e-3:0.05``) as a
+    re-solve rule, or None."""
     if not text:
         return None
     from solver.cfr.resolving import ResolveRule
 
     try:
-        gadget, iterations, min_reach = text.split(":")
-        return ResolveRule(float(min_reach), int(iterations), gadget).checked()
+        gadget, iterations, min_reach, *floor = text.split(":")
+        if len(floor) > 1:
+            raise ValueError("one floor at most")
+        return ResolveRule(float(min_reach), int(iterations), gadget, float(floor[0]) if floor else 0.0).checked()
     except ValueError as error:
-        raise SystemExit(f"frontier: --resolve is GADGET:ITERATIONS:MIN_REACH (e.g. maxmargin:200:1e-3): {error}")
+        raise SystemExit(f"frontier: --resolve is GADGET:ITERATIONS:MIN_REACH[:FLOOR] (e.g. maxmargin:200:1e-3): "
+                         f"{error}") from None
 
 
 def resolved_fields(setup, play, rule) -> dict:
@@ -118,7 +122,8 @@ def resolved_fields(setup, play, rule) -> dict:
     from solver.cfr.streamed import StreamedWalker
 
     cert = ResolvedCertifier(StreamedWalker(setup.game, setup.layout, setup.model), rule).certify(play)
-    return {"resolve_rule": f"{rule.gadget}:{rule.iterations}:{rule.min_reach:g}", "resolved_mbb": cert.exploitability_mbb,
+    floor = f":{rule.floor:g}" if rule.floor else ""
+    return {"resolve_rule": f"{rule.gadget}:{rule.iterations}:{rule.min_reach:g}{floor}", "resolved_mbb": cert.exploitability_mbb,
             "resolved_subgames": cert.resolved, "resolve_seconds": round(cert.seconds, 1)}
 
 
@@ -316,8 +321,9 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", metavar="DIR", help="run: keep each point's final average strategy in DIR (.npy); "
                         "resolve: read it from there")
     parser.add_argument("--resolve", metavar="RULE", help="run, resolve: also certify each finished point with its "
-                        "last rounds re-solved: GADGET:ITERATIONS:MIN_REACH (maxmargin or resolve; re-solved where "
-                        "the player's reach is at least MIN_REACH; solver.cfr.resolving)")
+                        "last rounds re-solved: GADGET:ITERATIONS:MIN_REACH[:FLOOR] (maxmargin or resolve; re-solved "
+                        "where the player's reach is at least MIN_REACH; FLOOR: Resolve's reach floor; "
+                        "solver.cfr.resolving)")
     parser.add_argument("--out", help="run: the JSON-lines file; plot: the chart's path (without suffix); export: "
                         "the JSON file; table: a CSV file (else Markdown on stdout)")
     args = parser.parse_args(argv)

@@ -106,7 +106,8 @@ class LastRound:
         against what ``blueprint`` (positions, actions, classes: the player's probabilities at his
         positions) left the opponent. ``floor`` lifts the opponent's gadget reach to at least that
         share of its largest entry, so classes the blueprint never brings here still keep their
-        values (a best response may bring them). ``gadget``: ``resolve`` or ``maxmargin``
+        values (a best response may bring them; where he brings none at all, Resolve keeps the
+        blueprint: ``iterations`` 0 in the result). ``gadget``: ``resolve`` or ``maxmargin``
         (:func:`solver.cfr.kernels.resolve.resolve_round`)."""
         if gadget not in GADGETS:
             raise ValueError(f"gadget must be one of {', '.join(GADGETS)}, not {gadget!r}")
@@ -115,6 +116,8 @@ class LastRound:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
         opponent = 1 - player
         cbv = self.values(pot, opponent, blueprint, ranges, best=True)
+        if gadget == "resolve" and not ranges[opponent].any():  # no class of his to weigh: the blueprint stays
+            return Resolved(self.average(blueprint, player), cbv, cbv.copy(), 0)
         gadget_ranges = ranges.copy()
         if floor > 0.0:
             gadget_ranges[opponent] = np.maximum(ranges[opponent], floor * ranges[opponent].max())
@@ -202,6 +205,9 @@ class ResolvedCertifier:
             raise ValueError("re-solving the last round needs a streamed game cut below its first round")
         self.last = LastRound(game.shape.config)
         self.roots, self.positions = last_round_positions(game.shape)
+        if not len(self.roots):
+            raise ValueError("re-solving the last round needs it below the cuts of the streamed game: two draws or "
+                             "more (single draw's built tree: solver.cfr.resolving.resolved_full_resolution)")
 
     def _buffers(self, n: int):
         shape, last, k = self.walker.game.shape, self.last, len(self.roots)
@@ -228,7 +234,7 @@ class ResolvedCertifier:
         n_cuts = len(game.cuts.nodes)
         threads = max(1, min(n_cuts, threads or numba.get_num_threads()))
         buffers = [self._buffers(n) for _ in range(threads)]
-        stats = np.zeros((threads, 2))
+        stats = np.zeros((max(n_cuts, 1), 2))
         options = ResolveOptions(float(rule.min_reach), int(rule.iterations), rule.gadget == "maxmargin",
                                  float(rule.floor), kernels.NO_UPDATE, np.zeros(0, np.float32))
         bounds = [k * n_cuts // threads for k in range(threads + 1)]
@@ -246,7 +252,7 @@ class ResolvedCertifier:
             game.cuts.reach[...] = both  # (the opponent's is what the best response's walk collected)
             in_threads(threads, lambda k: resolved_cut_chunk(
                 order[bounds[k]:bounds[k + 1]], traverser, game, arrays.draws, play, buffers[k][0], options,
-                buffers[k][1], stats[k], arrays.shape_record))
+                buffers[k][1], stats, arrays.shape_record))
 
         walk = (roots, root_reach, root_value, traverser, kernels.BEST_RESPONSE)
         walk_over_cuts(walk, groups, n_cuts, below)
@@ -261,10 +267,12 @@ class ResolvedCertifier:
                                    time.perf_counter() - t0)
 
 
-def class_by_class(tree, full: StrategyLayout, layout: StrategyLayout, storage: np.ndarray) -> np.ndarray:
+def class_by_class(tree, full: StrategyLayout, layout: StrategyLayout, storage: np.ndarray,
+                   dtype=np.float32) -> np.ndarray:
     """The strategy a walk plays from ``storage`` in ``layout`` (buckets, a recall rule) at every
-    decision of a built tree, written class by class into the full-resolution layout ``full``."""
-    play = np.zeros(int(full.slot_offset[-1]), np.float32)
+    decision of a built tree, written class by class into the full-resolution layout ``full``
+    (``dtype``: float64 keeps the probabilities a streamed walk normalises, unrounded)."""
+    play = np.zeros(int(full.slot_offset[-1]), dtype)
     for node in np.nonzero(tree.kind <= DRAW)[0]:
         slot = int(full.slot_of[node])
         play[full.slot_offset[slot]:full.slot_offset[slot + 1]] = class_strategy(layout, storage, int(node)).ravel()
@@ -279,6 +287,8 @@ def resolved_full_resolution(tree, layout: StrategyLayout, walker, play: np.ndar
     re-solved from both seats' blueprint reach. What :class:`ResolvedCertifier` certifies, made
     explicit (tests compare the two)."""
     rule = rule.checked()
+    if layout.shares_slots:
+        raise ValueError("a strategy re-solved subgame by subgame needs a layout with one slot per decision node")
     last = LastRound(config)
     roots, positions = last_round_positions(tree)
     record = walker.record(roots)

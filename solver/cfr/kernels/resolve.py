@@ -9,10 +9,14 @@ re-solves it for one *player* with the re-solve gadget of Burch, Johanson and Bo
 "Solving imperfect information games using decomposition"), as Brown and Sandholm (2017, "Safe
 and nested subgame solving") call Resolve: before the round, the opponent chooses for each of
 his classes to *follow* into the round or to *terminate* and take his counterfactual
-best-response value against the blueprint there (``cbv``). A strategy that the gadget game's
-equilibrium gives the player leaves each opponent class at most its ``cbv``, so re-solving
-cannot make the player more exploitable than the blueprint was in the round (*safe*), and where
-the blueprint gave some class more, it gives less.
+best-response value against the blueprint there (``cbv``); or Maxmargin, where he picks the class
+with the least margin below its ``cbv``. At the gadget game's equilibrium the player's strategy
+leaves each opponent class at most its ``cbv``, so re-solving cannot make the player more
+exploitable than the blueprint was in the round (*safe*). Two cautions, measured in BENCHMARKS.md
+("Re-solving the last round"): a solve of finitely many iterations is only near that equilibrium,
+and Resolve weighs each class by the opponent's blueprint reach, so a class the blueprint never
+brings here is held only as far as a reach floor lifts it (where no class is brought at all, the
+blueprint is kept); Maxmargin weighs every class alike.
 
 The gadget game is solved by DCFR (Brown and Sandholm 2019: alpha 1.5, beta 0, gamma 2) with
 alternating updates, the player's first. Values are counterfactual and in the walk's units:
@@ -181,8 +185,8 @@ def resolve_round(rnd, pot, player, ranges, cbv, iterations, margin, work):
 
     ``ranges`` (2, n) are both seats' reach at the round's start; ``cbv`` (n,) the opponent's
     counterfactual best-response values there against the blueprint (in the walk's units). The
-    buffers of ``work`` (:data:`ResolveWork`) start zero, or hold an earlier solve to go on from
-    (``iterations`` more); afterwards ``work.avg`` holds both seats' strategy sums (the player's,
+    buffers of ``work`` (:data:`ResolveWork`) start zero (the schedule starts at iteration 1);
+    afterwards ``work.avg`` holds both seats' strategy sums (the player's,
     normalised, is his re-solved strategy) and ``work.gadget`` the opponent's gadget regrets
     (Resolve: follow, terminate; Maxmargin: row 0, by class). Returns the opponent's gadget value
     against the player's last strategy: Resolve, his values (each class's better of following
@@ -342,14 +346,15 @@ def last_round_values(tree, layout, play, last, traverser, options, lw, stats):
         for i in range(2):
             for s in range(n):
                 work.reach[0, i, s] = cuts.reach[j, i, s]
-        if options.iterations > 0 and mass >= options.min_reach:
+        top = 0.0
+        for s in range(n):
+            top = max(top, cuts.reach[j, traverser, s])
+        # (Resolve weighs the opponent's classes by his reach: with none at all, the blueprint stays.)
+        if options.iterations > 0 and mass >= options.min_reach and (options.margin or top > 0.0):
             round_values(rnd, pot, traverser, True, lw.strategy, work.reach, work.child, work.value)
-            top = 0.0
             for s in range(n):
                 lw.cbv[s] = work.value[0, s]
                 lw.ranges[player, s] = cuts.reach[j, player, s]
-                top = max(top, cuts.reach[j, traverser, s])
-            for s in range(n):
                 lw.ranges[traverser, s] = max(cuts.reach[j, traverser, s], options.floor * top)
             work.regret[...] = 0.0
             work.gadget[...] = 0.0
@@ -375,8 +380,9 @@ def resolved_cut_chunk(chunk, traverser, game, draws, play, last, options, lw, s
     ``game.cuts.value``) against ``play`` with last rounds re-solved: a collecting walk of the
     cut's shape for the reach at its last-round roots, their values (:func:`last_round_values`),
     then a best-response walk of the shape down to them (``TRUNK``). ``last.cuts`` are this
-    thread's; a cut the other seat never reaches is worth 0. ``record``: the shape's, recording
-    nothing."""
+    thread's; a cut the other seat never reaches is worth 0. ``stats`` (cuts, 2): each cut's
+    :func:`last_round_values` statistics (summed in cut order by the caller: the same bits on any
+    number of threads). ``record``: the shape's, recording nothing."""
     max_depth, n_act_max, n_sets, max_width = walk_sizes(game, draws)
     n_states = game.cuts.reach.shape[2]
     work, tree, layout = cut_walker(game, max_depth, n_act_max, n_states, n_sets, max_width)
@@ -398,7 +404,7 @@ def resolved_cut_chunk(chunk, traverser, game, draws, play, last, options, lw, s
             fill_cut(game, c, tree.contrib, layout.entry_offset)
         traverse(roots, cuts.reach[c:c + 1], cuts.value[c:c + 1], traverser, np.int64(EVALUATE), np.int64(COLLECT),
                  options.discount, tree, layout, draws, play, options.empty, options.empty, last.cuts, work, record)
-        last_round_values(tree, layout, play, last, traverser, options, lw, stats)
+        last_round_values(tree, layout, play, last, traverser, options, lw, stats[c])
         traverse(roots, cuts.reach[c:c + 1], cuts.value[c:c + 1], traverser, np.int64(BEST_RESPONSE), np.int64(TRUNK),
                  options.discount, tree, layout, draws, play, options.empty, options.empty, last.cuts, work, record)
     return 0
