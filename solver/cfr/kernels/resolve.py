@@ -275,32 +275,6 @@ LastWork = namedtuple("LastWork", "resolve strategy ranges cbv per_bucket total 
 
 
 @njit(cache=True, nogil=True)
-def _normalise_into(kind, seat, who, sums, out):
-    """``who``'s strategy sums normalised into ``out`` at his positions (uniform where none)."""
-    n_pos, n_act = kind.shape
-    n = sums.shape[2]
-    for p in range(n_pos):
-        if seat[p] != who:
-            continue
-        legal = 0
-        for a in range(n_act):
-            if kind[p, a] >= 0:
-                legal += 1
-        for s in range(n):
-            total = 0.0
-            for a in range(n_act):
-                if kind[p, a] >= 0:
-                    total += max(sums[p, a, s], 0.0)
-            for a in range(n_act):
-                if kind[p, a] < 0:
-                    out[p, a, s] = 0.0
-                elif total > 0.0:
-                    out[p, a, s] = max(sums[p, a, s], 0.0) / total
-                else:
-                    out[p, a, s] = 1.0 / legal
-
-
-@njit(cache=True, nogil=True)
 def _subgame_blueprint(tree, layout, play, positions, j, n, lw):
     """The strategy ``play`` gives every class at each position of last-round root ``j``
     (``lw.strategy``; uniform where a node has no storage)."""
@@ -360,7 +334,8 @@ def last_round_values(tree, layout, play, last, traverser, options, lw, stats):
             work.gadget[...] = 0.0
             work.avg[...] = 0.0
             resolve_round(rnd, pot, player, lw.ranges, lw.cbv, options.iterations, options.margin, work)
-            _normalise_into(rnd.kind, rnd.seat, player, work.avg, lw.strategy)
+            # (Strategy sums normalised as regrets are matched; the last value row is scratch.)
+            _match_regrets(rnd.kind, rnd.seat, player, work.avg, lw.strategy, work.value[rnd.kind.shape[0] - 1])
             for i in range(2):
                 for s in range(n):
                     work.reach[0, i, s] = cuts.reach[j, i, s]
