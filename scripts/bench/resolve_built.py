@@ -26,10 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from solver.cfr import kernels  # noqa: E402
 from solver.cfr.kernels.resolve import resolve_round  # noqa: E402
-from solver.cfr.resolving import (GADGETS, LastRound, ResolveRule, class_by_class, last_round_positions,  # noqa: E402
-                                  resolved_full_resolution)
+from solver.cfr.resolving import (GADGETS, LastRound, ResolveRule, class_by_class, last_round_reach,  # noqa: E402
+                                  resolved_full_resolution, write_round)
 from solver.cfr.solve import make_engine  # noqa: E402
 from solver.cfr.walker import Walker  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
@@ -40,32 +39,20 @@ def unsafe_resolving(tree, layout, walker, play, config, iterations) -> np.ndarr
     """The blueprint with each seat's last rounds replaced by the round's own equilibrium from
     the blueprint's ranges (the opponent may not leave: no gadget)."""
     last = LastRound(config)
-    roots, positions = last_round_positions(tree)
-    record = walker.record(roots)
-    for seat in (0, 1):
-        walker.walk(seat, kernels.EVALUATE, play, record=record)
+    roots, positions, reach = last_round_reach(tree, layout, walker, play)
     out, n = play.copy(), walker.n_states
     for j, root in enumerate(roots):
         for player in (0, 1):
             work = last.work(n)
-            resolve_round(last.arrays, float(tree.pot[root]), player, np.ascontiguousarray(record.reach[j]),
+            resolve_round(last.arrays, float(tree.pot[root]), player, np.ascontiguousarray(reach[j]),
                           np.full(n, -1e9), iterations, False, work)
-            equilibrium = last.average(work.avg, player)
-            for p, node in enumerate(positions[j]):
-                if node >= 0 and tree.seat[node] == player:
-                    slot = int(layout.slot_of[node])
-                    out[layout.slot_offset[slot]:layout.slot_offset[slot + 1]] = (
-                        equilibrium[p, :tree.n_children[node]].ravel())
+            write_round(out, tree, layout, positions[j], player, last.average(work.avg, player))
     return out
 
 
-def reach_shares(tree, walker, play) -> str:
+def reach_shares(tree, layout, walker, play) -> str:
     """How few of the (subgame, seat) pairs hold most of the seats' blueprint reach."""
-    roots, _ = last_round_positions(tree)
-    record = walker.record(roots)
-    for seat in (0, 1):
-        walker.walk(seat, kernels.EVALUATE, play, record=record)
-    masses = np.sort(record.reach.sum(axis=2).ravel())[::-1]
+    masses = np.sort(last_round_reach(tree, layout, walker, play)[2].sum(axis=2).ravel())[::-1]
     share = np.cumsum(masses) / max(masses.sum(), 1e-300)
     return (", ".join(f"{int(np.searchsorted(share, q)) + 1}" for q in (0.9, 0.99, 0.999))
             + f" of {len(masses)} (subgame, seat) pairs hold 90%, 99% and 99.9% of the seats' last-round reach")
@@ -105,7 +92,7 @@ def main(argv=None) -> int:
     walker = Walker(tree, layout, full.model)
     blueprint = class_by_class(tree, layout, engine.layout, sums)
     before = walker.exploitability(blueprint)
-    print(f"blueprint certified {before.exploitability_mbb:.3f} mbb/hand; {reach_shares(tree, walker, blueprint)}",
+    print(f"blueprint certified {before.exploitability_mbb:.3f} mbb/hand; {reach_shares(tree, layout, walker, blueprint)}",
           flush=True)
     t1 = time.perf_counter()
     combined = resolved_full_resolution(tree, layout, walker, blueprint, config, rule)

@@ -287,13 +287,8 @@ def resolved_full_resolution(tree, layout: StrategyLayout, walker, play: np.ndar
     re-solved from both seats' blueprint reach. What :class:`ResolvedCertifier` certifies, made
     explicit (tests compare the two)."""
     rule = rule.checked()
-    if layout.shares_slots:
-        raise ValueError("a strategy re-solved subgame by subgame needs a layout with one slot per decision node")
     last = LastRound(config)
-    roots, positions = last_round_positions(tree)
-    record = walker.record(roots)
-    for seat in (0, 1):
-        walker.walk(seat, kernels.EVALUATE, play, record=record)
+    roots, positions, reach = last_round_reach(tree, layout, walker, play)
     out = play.copy()
     n = walker.n_states
     for j, root in enumerate(roots):
@@ -301,15 +296,34 @@ def resolved_full_resolution(tree, layout: StrategyLayout, walker, play: np.ndar
         for p, node in enumerate(positions[j]):
             if node >= 0:
                 blueprint[p, :tree.n_children[node]] = class_strategy(layout, play, int(node))
-        ranges = record.reach[j]
+        ranges = reach[j]
         for player in (0, 1):
             if rule.iterations == 0 or ranges[player].sum() < rule.min_reach or ranges[player].sum() == 0.0:
                 continue
             resolved = last.resolve(float(tree.pot[root]), player, ranges, blueprint, rule.iterations, rule.floor,
                                     rule.gadget)
-            for p, node in enumerate(positions[j]):
-                if node >= 0 and tree.seat[node] == player:
-                    slot = int(layout.slot_of[node])
-                    out[layout.slot_offset[slot]:layout.slot_offset[slot + 1]] = (
-                        resolved.strategy[p, :tree.n_children[node]].ravel())
+            write_round(out, tree, layout, positions[j], player, resolved.strategy)
     return out
+
+
+def last_round_reach(tree, layout: StrategyLayout, walker, play: np.ndarray):
+    """A built tree's last-round roots, their decision nodes by position (:func:`last_round_positions`)
+    and both seats' reach at each root (roots, 2, classes), both playing ``play`` in ``layout``
+    (full resolution, one slot per decision node: each subgame's strategy its own)."""
+    if layout.shares_slots:
+        raise ValueError("a strategy re-solved subgame by subgame needs a layout with one slot per decision node")
+    roots, positions = last_round_positions(tree)
+    record = walker.record(roots)
+    for seat in (0, 1):
+        walker.walk(seat, kernels.EVALUATE, play, record=record)
+    return roots, positions, record.reach
+
+
+def write_round(out: np.ndarray, tree, layout: StrategyLayout, nodes: np.ndarray, player: int,
+                strategy: np.ndarray) -> None:
+    """``player``'s strategy of one last round (positions, actions, classes) into his decision
+    nodes ``nodes`` (by position) of the full-resolution ``out`` in ``layout``."""
+    for p, node in enumerate(nodes):
+        if node >= 0 and tree.seat[node] == player:
+            slot = int(layout.slot_of[node])
+            out[layout.slot_offset[slot]:layout.slot_offset[slot + 1]] = strategy[p, :tree.n_children[node]].ravel()
