@@ -177,7 +177,7 @@ def test_the_committed_compact_strategy_is_described_as_it_is():
     parts, megabytes, chunks = sentence.groups()
     assert {"two": 2, "three": 3}[parts] == len(manifest["parts"])
     assert _printed(manifest["bytes"] / 1e6, megabytes) and int(chunks) == manifest["chunks"]
-    rows = re.search(r"([\d.]+) million of its ([\d.]+) million\s+rows", GUIDE)
+    rows = re.search(r"([\d.,]+) million of its ([\d.,]+)\s+million\s+rows", GUIDE)
     assert _printed(manifest["rows_kept"] / 1e6, rows.group(1)) and _printed(manifest["rows"] / 1e6, rows.group(2))
     certified = re.search(r"\*\*certified ([\d.]+) mbb/hand\*\* at full resolution", GUIDE)
     assert _printed(manifest["certificate"]["exploitability_mbb"], certified.group(1))
