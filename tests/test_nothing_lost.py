@@ -76,7 +76,8 @@ def _interrupt_on(monkeypatch, target: str, call: int):
         return wrapped
 
     if target == "save_checkpoint":
-        monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint every pass
+        monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint every pass, however
+        monkeypatch.setattr(solve_module, "CHECKPOINT_SHARE", 0.0)    # long the last one took (a loaded machine)
         from solver.cfr.files import Checkpoint
 
         monkeypatch.setattr(Checkpoint, "save", interrupting(Checkpoint.save))

@@ -146,6 +146,7 @@ def test_a_lost_actor_changes_nothing(cluster, tmp_path, monkeypatch):
     config = _tiny_triple()
     solve(config, iterations=20, out_dir=tmp_path / "one")
     monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint at every check
+    monkeypatch.setattr(solve_module, "CHECKPOINT_SHARE", 0.0)
     killed = []
     original = RayEngine.run_iterations
 
@@ -424,6 +425,7 @@ def test_a_streamed_solve_resumes_and_survives_a_lost_actor(cluster, tmp_path, m
         assert warm.iteration == 16 and np.array_equal(warm.regret, one.regret)
 
     monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(solve_module, "CHECKPOINT_SHARE", 0.0)
     killed = []
     original = _streamed_ray(config).run_iterations
 

@@ -53,6 +53,7 @@ from .walker import Exploitability
 CHECK_SHARE = 0.1          # exploitability checks may take about this share of the time
 CHECK_ALLOWANCE = 30.0     # seconds of checks a run may spend early, before the share binds
 CHECKPOINT_SECONDS = 60.0  # periodic checkpoint on long runs
+CHECKPOINT_SHARE = 20.0    # ... and at least this many times as long as the last one took to write
 PROGRESS_SECONDS = 2.0     # at most one progress line this often
 CERTIFIED_NAME = "certified.csv"  # the certified curve of a run certified during its run
 
@@ -557,7 +558,7 @@ class SolveRun:
                             continue
                         last_checkpoint = time.perf_counter()
                         # Big games: keep checkpoint writing to a few percent of the run.
-                        checkpoint_gap = max(CHECKPOINT_SECONDS, 20 * (last_checkpoint - t0))
+                        checkpoint_gap = max(CHECKPOINT_SECONDS, CHECKPOINT_SHARE * (last_checkpoint - t0))
             except KeyboardInterrupt:
                 raise Interrupted(f"stopped at once during iteration {engine.iteration + 1}: {self.kept()}") from None
             if stops.requested:
