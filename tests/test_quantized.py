@@ -363,6 +363,7 @@ def test_the_walks_encoder_gives_the_bits_of_rounding_entry_by_entry(which, seed
     if which == "sum":
         added = np.abs(added)
     added[: 3 * int(layout.row_width[0])] = 0.0                      # rows without additions
+    added[3 * int(layout.row_width[0]): 4 * int(layout.row_width[0])] = -0.0   # (-0.0 adds nothing)
     first = QuantizedStorage(layout)
     first.encode(which, slots, base, -1, values)
     lo, hi = layout.slot_offset[4], layout.slot_offset[5]
