@@ -40,7 +40,7 @@ GAMES = {"single-draw": "single-draw", "double-draw": "double-draw",  # results/
          "triple-draw-cap1": "triple-draw-bucketed", "triple-draw-cap4": "triple-draw"}
 COPIED = ["summary.json", "convergence.csv", "draws.csv", "pat_snow_break.csv", "situations.csv", "ev_by_hand.csv"] + [
     f"{name}.{ext}" for name in ("pat_snow_break", "ev_by_hand", "convergence") for ext in ("png", "svg")]
-OPTIONAL = ["certified.csv"]  # a run certified during its solve (--certify-every): the certified curve
+OPTIONAL = ["certified.csv"]  # a run certified during its solve (--certify-every, --certify-at): the certified curve
 CHART_GLOBS = ("draws_*.png", "draws_*.svg", "betting_*.png", "betting_*.svg")  # a file per draw, round and seat
 # results/ folders that ship a compact strategy (README, "Compact strategies"), made by `badugi compact`
 # with these options into runs/NAME-compact and, when its parts come to at most COMPACT_LIMIT bytes in
@@ -355,7 +355,7 @@ def main(argv=None) -> int:
         "triple-draw-cap1": ["--time-limit", str(args.triple_minutes * 60), "--target-exploitability", "0.1"]
         if args.triple_minutes > 0 else [],
         # certificates during the run (they do not count as solving time): the certified curve
-        "triple-draw-cap4": ["--time-limit", str(args.cap4_minutes * 60), "--certify-every", "40"]
+        "triple-draw-cap4": ["--time-limit", str(args.cap4_minutes * 60), "--certify-at", "0.75,0.875"]
         if args.cap4_minutes > 0 else [],
     }
     published = [name for name in args.games

@@ -77,6 +77,18 @@ class _InRange(argparse.Action):
         setattr(namespace, self.dest, value)
 
 
+def _fractions(text: str) -> tuple[float, ...]:
+    """``--certify-at``'s value: fractions of the time limit, comma-separated, each between 0 and 1."""
+    try:
+        values = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"fractions of the time limit, such as 0.75,0.875, got {text!r}") from None
+    if not all(0.0 < v < 1.0 for v in values):   # (NaN is not between them)
+        raise argparse.ArgumentTypeError(f"each fraction of the time limit between 0 and 1 (the end is certified "
+                                         f"anyway), got {text!r}")
+    return values
+
+
 def _add_deck_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ranks", type=int, default=13, action=_InRange, low=1, high=13,
                         help="ranks in the deck, ace upward (default 13)")
@@ -159,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "certify it (exact best response at full resolution) every N iterations too, the certified "
                    "curve in certified.csv; certificates do not count as solving time (nor in --time-limit); "
                    "a game whose checks are exact already needs none")
+    p.add_argument("--certify-at", type=_fractions, metavar="F[,F...]",
+                   help="certify at these fractions of --time-limit too (solving seconds; a resumed run's count), "
+                   "e.g. 0.75,0.875: with the end's certificate, the summary's certified_spread, (largest - "
+                   "smallest) / smallest, says whether the run converged (issue 59: at most 0.03)")
     p.add_argument("--warm-start", metavar="DIR",
                    help="begin from the run in DIR: the same game and recall rule in other buckets (each bucket "
                    "takes the regrets of the run's bucket holding most of its classes; the average starts "

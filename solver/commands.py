@@ -111,6 +111,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if target is None and limit is None and iterations is None:
         target, limit = DEFAULT_TARGET_MBB, DEFAULT_TIME_LIMIT
     check_stopping_rules(iterations, target, limit)
+    if args.certify_at and limit is None:
+        raise CliError("--certify-at needs --time-limit (its fractions are of the time limit)")
     if args.actor_memory is not None and args.ray is None:
         raise CliError("--actor-memory needs --ray")
     ray = RaySetup(args.ray, args.actors, args.actor_cpus,
@@ -148,12 +150,18 @@ def _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, it
         say(f"on Ray at {args.ray}: {args.actors} actor(s) owning the subtrees, {args.actor_cpus:g} CPU(s) each")
     result = solve(setup, algorithm=algorithm, iterations=iterations, target_mbb=target, time_limit=limit, out_dir=out,
                    resume=args.resume, progress=say, check_every=args.check_every, locks=locks, ray=ray,
-                   certify_every=args.certify_every, warm_from=args.warm_start)
+                   certify_every=args.certify_every, warm_from=args.warm_start, certify_at=args.certify_at)
     if ray is not None:
         say(describe_ray(result.engine))
         result.engine.shutdown()
     x, stopped_by, done, seconds = result.exploitability, result.stopped_by, result.iterations, result.seconds
     streamed = result.engine.setup.streamed
+    if result.certified_spread is not None:
+        fractions = sorted(set(args.certify_at))
+        taken = [f"{c:.2f}" for _, s, c in result.certified if s >= fractions[0] * limit]
+        tell(f"certified at {', '.join(f'{f:g}' for f in fractions)} of the time limit and at the end: "
+             f"{', '.join(taken)} mbb/hand, {result.certified_spread:.1%} apart "
+             f"({'within' if result.certified_spread <= 0.03 else 'not within'} 3%)")
     del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
     gc.collect()
     if args.no_charts:

@@ -53,11 +53,13 @@ def test_which_draw_counts_merge():
 ], ids=["tiny-recall-0", "tiny-recall-2-limit-1", "double-cap2", "triple-cap1"])
 def test_a_merged_walk_makes_the_tree_walks_updates(config, iterations):
     """From the same storage, one iteration of merged walks leaves what one iteration of tree
-    walks leaves, to 1e-5 of the largest entry, at several points of a solve. (Over many
-    iterations the two drift apart: entries whose exact value is 0, equal actions' regrets,
-    come out as +-1e-15 from rounding either way and regret matching turns the sign into
-    different strategies; a tree walk perturbed by 1e-7 drifts as far. BENCHMARKS.md, "Merged
-    draw counts".)"""
+    walks leaves, to 1e-5 of the largest entry, at several points of a solve, but for at most one
+    entry in 100,000. (Entries whose exact value is 0, equal actions' regrets, come out as +-1e-15
+    from rounding either way and regret matching turns the sign into different strategies: over
+    many iterations the two drift apart, as a tree walk perturbed by 1e-7 does, BENCHMARKS.md,
+    "Merged draw counts"; and even in one iteration such a tie can fall the other way at a node on
+    another processor: on an AMD EPYC with AVX2, 25 regrets and 2 sums of triple-cap1's 5.9 million
+    entries after iteration 3, where the rest agree to 1e-7.)"""
     merged = _engine(config)
     tree = _engine(config, merged=False)
     done = 0
@@ -70,7 +72,8 @@ def test_a_merged_walk_makes_the_tree_walks_updates(config, iterations):
         merged.run_iterations(1)
         tree.run_iterations(1)
         for a, b in ((merged.regret, tree.regret), (merged.strat_sum, tree.strat_sum)):
-            assert np.abs(a - b).max() <= 1e-5 * np.abs(b).max()
+            far = np.abs(a - b) > 1e-5 * np.abs(b).max()
+            assert far.sum() <= 1e-5 * len(b)
         merged.load_storage(regret, sums)
         merged.iteration = at
     assert not np.array_equal(regret, np.zeros_like(regret))

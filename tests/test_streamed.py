@@ -790,3 +790,58 @@ def test_one_history_below_a_merged_draw_count(tree_less_limited, history):
     assert reach.reshape(-1, reach.shape[-1]).sum(axis=1).min() > 0   # every seat reaches it
     np.testing.assert_allclose(ours.reach, theirs.reach, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(ours.value, theirs.value, rtol=1e-9, atol=1e-12)
+
+
+def test_certify_at_fractions_of_the_time_limit_and_the_spread_of_the_last_certificates(tmp_path, capsys):
+    """``certify_at``: a certificate at the first iteration boundary past each fraction of the time
+    limit (solving seconds; the certificates' own time apart), the same numbers as certifying that
+    iteration's storage, and the end's; their spread in the summary and on the command's last lines.
+    A run resumed past a fraction without its certificate takes it first. Bad fractions, and
+    fractions without a time limit, are one line each."""
+    import json
+
+    from solver.cfr.abstract import AbstractEngine
+    from solver.cfr.solve import solve
+    from solver.cli import main
+
+    config = dataclasses.replace(load_preset("tiny-double-draw"), buckets=(3, 4, 2), recall=1, remember_draws=True)
+
+    def certificates(iterations):
+        reference = AbstractEngine(config)
+        out = []
+        for i in iterations:
+            reference.run_iterations(i - reference.iteration)
+            out.append(reference.exploitability().exploitability_mbb)
+        return out
+
+    solve(config, iterations=2, streamed=True)   # (compiled first: a streamed game's first iteration compiles)
+    limit = 1.5
+    run = solve(config, time_limit=limit, out_dir=tmp_path / "run", streamed=True, certify_at=(0.75, 0.5))
+    assert len(run.certified) == 3
+    (i1, s1, x1), (i2, s2, x2), (i3, s3, x3) = run.certified
+    assert i1 < i2 < i3 == run.iterations and 0.5 * limit <= s1 < 0.75 * limit <= s2 < s3 == pytest.approx(run.seconds)
+    assert [x1, x2, x3] == certificates([i1, i2, i3])
+    spread = (max(x1, x2, x3) - min(x1, x2, x3)) / min(x1, x2, x3)
+    assert run.certified_spread == pytest.approx(spread)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["certified_spread"] == pytest.approx(spread, abs=1e-6)
+
+    # Stopped past half its time without a certificate, then resumed: taken at once, then at 3/4.
+    first = solve(config, time_limit=0.6 * limit, out_dir=tmp_path / "resumed", streamed=True)
+    resumed = solve(config, time_limit=limit, out_dir=tmp_path / "resumed", streamed=True, resume=True,
+                    certify_at=(0.5, 0.75))
+    assert [row[0] for row in resumed.certified][0] == first.iterations and len(resumed.certified) == 3
+    assert resumed.certified[1][1] >= 0.75 * limit
+
+    with pytest.raises(ValueError, match="needs a time limit"):
+        solve(config, iterations=3, streamed=True, certify_at=(0.5,))
+    assert main(["solve", "--config", str(tmp_path / "run" / "config.toml"), "--streamed", "--time-limit", "1",
+                 "--certify-at", "0.5,0.8", "--no-charts", "--out", str(tmp_path / "cli")]) == 0
+    said = capsys.readouterr().out
+    assert "certified at 0.5, 0.8 of the time limit and at the end: " in said and "% apart (" in said
+    for bad, message in (("1", "between 0 and 1"), ("0.5,x", "fractions of the time limit")):
+        assert main(["solve", "--preset", "tiny-double-draw", "--time-limit", "1", "--certify-at", bad]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["solve", "--preset", "tiny-double-draw", "--iterations", "2", "--certify-at", "0.5",
+                 "--out", str(tmp_path / "none")]) != 0
+    assert "--certify-at needs --time-limit" in capsys.readouterr().err

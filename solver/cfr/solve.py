@@ -12,7 +12,8 @@ says which checkpoint is on disk. ``resume=True`` continues from the checkpoint
 in ``out_dir`` bit for bit.
 
 A game solved in its abstract game is certified (the exact best response at full resolution)
-at the end; ``certify_every=N`` certifies it also every N iterations, the certified curve
+at the end; ``certify_every=N`` certifies it also every N iterations, and ``certify_at`` at those
+fractions of the time limit (the first iteration boundary at or past each), the certified curve
 (iteration, seconds, mbb/hand) kept in the checkpoint and written to ``certified.csv``. Its
 minutes are measurement, not solving: they count neither in ``seconds`` nor in the time limit
 (the summary says how long they took).
@@ -72,6 +73,7 @@ class SolveResult:
     certified: list = None   # (iteration, seconds, certified mbb/hand) taken during the run (certify_every)
     certificates_seconds: float = 0.0   # all certificates' time, the last included (this process's)
     warm_start: dict | None = None      # the run it began from (solver.cfr.warm.WarmStart.as_dict)
+    certified_spread: float | None = None   # the certificates from the first of certify_at on: (max - min) / min
 
 
 class Interrupted(KeyboardInterrupt):
@@ -226,6 +228,11 @@ def _summary(result: SolveResult, compile_seconds: float | None) -> dict:
             "certificates_seconds": round(result.certificates_seconds, 1),
             "certified_curve_note": "certificates taken during the run (certified.csv); seconds are solving "
                                     "seconds: the certificates' own time is certificates_seconds (this process's)"}),
+        **({} if result.certified_spread is None else {
+            "certified_spread": round(result.certified_spread, 6),
+            "certified_spread_note": "the certificates taken at the --certify-at fractions of the time limit and "
+                                     "at the end: (largest - smallest) / smallest (converged by issue 59's rule "
+                                     "at 0.03 or less)"}),
         **({} if e.locks is None else {
             "locks": {"file": LOCK_FILE_NAME, "rules": len(e.locks.lock_file.rules), "pairs_locked": e.locks.n_pairs,
                       "note": "exploitability is measured in the locked game: each best response keeps the "
@@ -263,7 +270,9 @@ class SolveOptions:
     actors (the same result, bit for bit). ``algorithm``: None is the default algorithm for a new
     run, and the checkpoint's own for a resumed one (a named one must be the checkpoint's).
     ``certify_every``: certify every so many iterations too (a game solved in its abstract
-    game; the module docstring). ``warm_from``: a new run begins from that run's checkpoint, the
+    game; the module docstring). ``certify_at``: certify also at these fractions of ``time_limit``
+    (each between 0 and 1), at the first iteration boundary at or past each, whose certificates and the
+    end's give the summary's ``certified_spread``. ``warm_from``: a new run begins from that run's checkpoint, the
     same game and recall rule in other buckets (:mod:`solver.cfr.warm`): its iteration and
     solving seconds count as this run's."""
 
@@ -280,6 +289,7 @@ class SolveOptions:
     ray: RaySetup | None = None
     certify_every: int | None = None
     warm_from: str | Path | None = None
+    certify_at: tuple[float, ...] | None = None
 
     def check(self) -> None:
         """ValueError (one line) for options that cannot go together, before anything is built."""
@@ -288,6 +298,13 @@ class SolveOptions:
             raise ValueError("a warm start begins a new run; a resumed run goes on from its own checkpoint")
         if self.certify_every is not None and self.certify_every < 1:
             raise ValueError(f"certify every N iterations needs N of 1 or more, got {self.certify_every}")
+        if self.certify_at:
+            if self.time_limit is None:
+                raise ValueError("certifying at fractions of the time limit needs a time limit")
+            bad = [f for f in self.certify_at if not 0.0 < f < 1.0]
+            if bad:
+                raise ValueError(f"certify at fractions of the time limit between 0 and 1 (the end is certified "
+                                 f"anyway), got {bad[0]:g}")
 
 
 def solve(game: GameConfig | GameSetup, options: SolveOptions | None = None, **chosen) -> SolveResult:
@@ -313,6 +330,7 @@ class SolveRun:
         self.checkpoint_path = self.out / CHECKPOINT_NAME if self.out else None
         self.algorithm = options.algorithm
         self.certify_every = options.certify_every
+        self.certify_at = sorted(set(options.certify_at or ()))
         self.spent = 0.0
         self.convergence: list[tuple[int, float, float]] = []
         self.certified: list[tuple[int, float, float]] = []
@@ -336,6 +354,10 @@ class SolveRun:
             self.say("every progress check of this game is exact at full resolution already: --certify-every adds "
                      "nothing")
             self.certify_every = None
+        if self.certify_at and engine.exact_progress:
+            self.say("every progress check of this game is exact at full resolution already: --certify-at adds "
+                     "nothing")
+            self.certify_at = []
         if engine.locks is not None:
             self.say(engine.locks.describe())
         # Compile (or load from the cache) before timing, so run time is run time. (Not for a streamed
@@ -448,6 +470,17 @@ class SolveRun:
         self.say(f"{lost}: new actors resume from iteration {engine.iteration}")
         return engine.iteration + 1
 
+    def spread(self) -> float | None:
+        """(largest - smallest) / smallest of the certificates from the first ``certify_at`` fraction
+        of the time limit on, the end's included (None without ``certify_at`` or two of them)."""
+        if not self.certify_at or self.options.time_limit is None:
+            return None
+        first = self.certify_at[0] * self.options.time_limit
+        values = [x for _, s, x in self.certified if s >= first]
+        if len(values) < 2 or min(values) <= 0.0:
+            return None
+        return (max(values) - min(values)) / min(values)
+
     def take_certificate(self, abstract: Exploitability | None) -> None:
         """The exact certificate of this iteration, on the certified curve (its time apart)."""
         engine = self.engine
@@ -487,6 +520,13 @@ class SolveRun:
         if (certify_every and engine.iteration > 0 and engine.iteration % certify_every == 0
                 and (not self.certified or self.certified[-1][0] != engine.iteration)):
             self.take_certificate(None)  # a run stopped before its certificate was taken: taken now
+        # Solving seconds at which to certify (certify_at), those a resumed run has not passed with a
+        # certificate; one passed without (a run stopped before it) is taken now.
+        due = [f * options.time_limit for f in self.certify_at
+               if not any(s >= f * options.time_limit for _, s, _ in self.certified)]
+        if due and self.spent >= due[0]:
+            self.take_certificate(None)
+            due = [t for t in due if t > self.spent]
         last_checkpoint = start
         last_said = -math.inf
         checkpoint_gap = CHECKPOINT_SECONDS
@@ -510,6 +550,8 @@ class SolveRun:
                         todo = min(todo, next_certify - engine.iteration)
                     if options.time_limit is not None and iter_seconds:
                         todo = min(todo, max(1, int((options.time_limit - self.spent) / iter_seconds)))
+                    if due and iter_seconds:
+                        todo = min(todo, max(1, math.ceil((due[0] - self.spent) / iter_seconds)))
                     t0 = time.perf_counter()
                     first = engine.iteration
                     try:
@@ -549,6 +591,14 @@ class SolveRun:
                             next_check = self.recover(lost)
                             continue
                         next_certify += certify_every
+                    if due and self.spent >= due[0]:
+                        if not self.certified or self.certified[-1][0] != engine.iteration:
+                            try:
+                                self.take_certificate(self.x)
+                            except ActorLost as lost:
+                                next_check = self.recover(lost)
+                                continue
+                        due = [t for t in due if t > self.spent]
                     if self.checkpoint_path and time.perf_counter() - last_checkpoint > checkpoint_gap:
                         t0 = time.perf_counter()
                         try:
@@ -588,12 +638,13 @@ class SolveRun:
                 x = engine.exploitability()
                 certificate_seconds = time.perf_counter() - t0
                 self.certifying += certificate_seconds
-                if self.certify_every and (not self.certified or self.certified[-1][0] != engine.iteration):
+                if ((self.certify_every or self.certify_at)
+                        and (not self.certified or self.certified[-1][0] != engine.iteration)):
                     self.certified.append((engine.iteration, self.spent, x.exploitability_mbb))
                     self.write_checkpoint()  # the curve a resume goes on with holds this certificate too
         result = SolveResult(engine, x, engine.iteration, self.spent, self.stopped_by, self.out, self.convergence,
                              progress_x, certificate_seconds, self.certified, self.certifying,
-                             json.loads(self.warm_note) if self.warm_note else None)
+                             json.loads(self.warm_note) if self.warm_note else None, self.spread())
         if self.out:
             write_outputs(result, self.compile_seconds)
         return result
