@@ -140,7 +140,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, iterations, say, tell) -> int:
     """cmd_solve's solve, charts and last lines (``say``: progress, silent with --quiet; ``tell``:
     always printed)."""
-    from .cfr.solve import solve
+    from .cfr.solve import fraction_certificates, solve
     from .tables.charts import write_charts
 
     say(f"solving {setup.config.describe()} with {algorithm} -> {out}")
@@ -157,10 +157,9 @@ def _solve_and_report(args, setup, algorithm, locks, ray, out, target, limit, it
     x, stopped_by, done, seconds = result.exploitability, result.stopped_by, result.iterations, result.seconds
     streamed = result.engine.setup.streamed
     if result.certified_spread is not None:
-        fractions = sorted(set(args.certify_at))
-        taken = [f"{c:.2f}" for _, s, c in result.certified if s >= fractions[0] * limit]
-        tell(f"certified at {', '.join(f'{f:g}' for f in fractions)} of the time limit and at the end: "
-             f"{', '.join(taken)} mbb/hand, {result.certified_spread:.1%} apart "
+        taken = fraction_certificates(result.certified, args.certify_at, limit)
+        tell(f"certified at {', '.join(f'{f:g}' for f in sorted(set(args.certify_at)))} of the time limit and at "
+             f"the end: {', '.join(f'{c:.2f}' for c in taken)} mbb/hand, {result.certified_spread:.1%} apart "
              f"({'within' if result.certified_spread <= 0.03 else 'not within'} 3%)")
     del result  # the solve's storage (9.6 GB for the triple-draw preset): charts read the strategy file
     gc.collect()

@@ -473,10 +473,7 @@ class SolveRun:
     def spread(self) -> float | None:
         """(largest - smallest) / smallest of the certificates from the first ``certify_at`` fraction
         of the time limit on, the end's included (None without ``certify_at`` or two of them)."""
-        if not self.certify_at or self.options.time_limit is None:
-            return None
-        first = self.certify_at[0] * self.options.time_limit
-        values = [x for _, s, x in self.certified if s >= first]
+        values = fraction_certificates(self.certified, self.certify_at, self.options.time_limit)
         if len(values) < 2 or min(values) <= 0.0:
             return None
         return (max(values) - min(values)) / min(values)
@@ -648,6 +645,15 @@ class SolveRun:
         if self.out:
             write_outputs(result, self.compile_seconds)
         return result
+
+
+def fraction_certificates(certified: list, certify_at, time_limit: float | None) -> list[float]:
+    """The certified figures (mbb/hand) of a run's curve ``certified`` taken at or after the first
+    of the fractions ``certify_at`` of ``time_limit`` (those fractions' and the end's); [] without."""
+    if not certify_at or time_limit is None:
+        return []
+    first = min(certify_at) * time_limit
+    return [x for _, s, x in certified if s >= first]
 
 
 def next_check_gap(iteration: int, check_seconds: float, iter_seconds: float, checks_seconds: float,
