@@ -536,6 +536,28 @@ def test_progress_line_projects_the_time_to_target_and_survives_a_flat_start():
     assert _progress_line(2, x, 57.0, None, 0.1, None, 28.5, flat).endswith("remaining unknown")
 
 
+def test_checks_far_apart_leave_a_line_at_each_quiet_iteration(monkeypatch):
+    """With checks every 5 iterations and no quiet stretch allowed, each iteration between
+    checks says its own line (its number, the next check, the time left by the limit), and the
+    checks still say theirs; with the default stretch (a minute) a quick game says only its
+    checks."""
+    from solver.cfr import solve as solving
+
+    lines = []
+    solve(load_preset("tiny-single-draw"), iterations=11, check_every=5, progress=lines.append)
+    assert [line.split()[:2] for line in lines if not line.startswith("iter ")] == []
+    monkeypatch.setattr(solving, "QUIET_SECONDS", 0.0)
+    monkeypatch.setattr(solving, "PROGRESS_SECONDS", 0.0)  # (every check's line, however quick)
+    lines.clear()
+    solve(load_preset("tiny-single-draw"), iterations=11, time_limit=3600.0, check_every=5, progress=lines.append)
+    checks = [int(line.split()[1]) for line in lines if line.startswith("iter ")]
+    quiet = [line for line in lines if line.startswith("iteration ")]
+    assert checks == [1, 6, 11]
+    assert [int(line.split()[1].rstrip(":")) for line in quiet] == [2, 3, 4, 5, 7, 8, 9, 10]
+    assert "(next exploitability check at iteration 6)" in quiet[0]
+    assert "s an iteration" in quiet[0] and "s left" in quiet[0]
+
+
 def _check_schedule(first, per_iteration, check, seconds):
     """The iterations a solve of ``seconds`` checks at, by ``next_check_gap``, when an iteration
     costs ``per_iteration`` (the first ``first``) and a check ``check``; and the time checks took."""

@@ -3,13 +3,15 @@ iteration, the wall seconds and the thread-seconds (summed over the walking thre
 the groups' 16-bit rows, encoding them back, and walking the cut subtrees, and the main thread's
 seconds of the storage's discount passes.
 
-    python scripts/bench/cap4_phases.py [--iterations 4] [--before 2] [--source DIR]
+    python scripts/bench/cap4_phases.py [--iterations 4] [--before 2] [--source DIR] [--buckets 256/256/192/24]
 
 The first ``--before`` iterations (compiling, and the cheapest, most pruned walks) are run
 untimed. ``--source`` runs another tree's solver (a ``git worktree`` of an older commit) for a
-before/after. Prints one JSON line per iteration.
+before/after. ``--buckets`` times the preset with another spread of card buckets (one count a
+round). Prints one JSON line per iteration.
 """
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -19,6 +21,7 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--iterations", type=int, default=4)
 parser.add_argument("--before", type=int, default=2)
 parser.add_argument("--source", default=str(Path(__file__).resolve().parents[2]))
+parser.add_argument("--buckets", help="one count a round, e.g. 256/256/192/24 (default: the preset's)")
 args = parser.parse_args()
 sys.path.insert(0, args.source)
 
@@ -27,7 +30,12 @@ from solver.cfr.solve import make_engine  # noqa: E402
 from solver.game.config import load_preset  # noqa: E402
 from phase_timer import time_phases  # noqa: E402  (scripts/bench: this script's folder)
 
-engine = make_engine(load_preset("triple-draw"))
+config = load_preset("triple-draw")
+if args.buckets:
+    config = dataclasses.replace(config, buckets=tuple(int(b) for b in args.buckets.split("/")))
+t0 = time.perf_counter()
+engine = make_engine(config)
+print(json.dumps({"buckets": list(config.buckets), "build_seconds": round(time.perf_counter() - t0, 1)}), flush=True)
 engine.run_iterations(args.before)
 seconds = time_phases(engine, kernels)
 for _ in range(args.iterations):

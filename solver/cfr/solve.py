@@ -56,6 +56,7 @@ CHECK_ALLOWANCE = 30.0     # seconds of checks a run may spend early, before the
 CHECKPOINT_SECONDS = 60.0  # periodic checkpoint on long runs
 CHECKPOINT_SHARE = 20.0    # ... and at least this many times as long as the last one took to write
 PROGRESS_SECONDS = 2.0     # at most one progress line this often
+QUIET_SECONDS = 60.0       # between checks, a line at the first iteration boundary after this long without one
 CERTIFIED_NAME = "certified.csv"  # the certified curve of a run certified during its run
 
 
@@ -525,7 +526,7 @@ class SolveRun:
             self.take_certificate(None)
             due = [t for t in due if t > self.spent]
         last_checkpoint = start
-        last_said = -math.inf
+        last_said = last_quiet = -math.inf
         checkpoint_gap = CHECKPOINT_SECONDS
         iter_seconds = None
         check_seconds = 0.0
@@ -554,6 +555,15 @@ class SolveRun:
                     try:
                         while engine.iteration < first + todo and not stops.requested:
                             engine.run_iterations(1)
+                            if (engine.iteration < next_check
+                                    and time.perf_counter() - max(last_said, last_quiet, start) >= QUIET_SECONDS):
+                                # Far between checks (--check-every on a big game): a line without one
+                                # (not where a check follows at once: it says its own).
+                                spent = base + time.perf_counter() - start - self.certifying
+                                self.say(_iteration_line(engine.iteration, spent, options.iterations,
+                                                         options.time_limit, (time.perf_counter() - t0)
+                                                         / (engine.iteration - first), next_check))
+                                last_quiet = time.perf_counter()  # (checks keep their own throttle)
                     except ActorLost as lost:
                         next_check = self.recover(lost)
                         continue
@@ -676,6 +686,19 @@ def next_check_gap(iteration: int, check_seconds: float, iter_seconds: float, ch
         need = (checks_seconds + check_seconds) / CHECK_SHARE - elapsed - check_seconds
         gap = max(gap, math.ceil(need / iter_seconds))
     return max(gap, 1)
+
+
+def _iteration_line(iteration, spent, iterations, time_limit, iter_seconds, next_check) -> str:
+    """A progress line between exploitability checks: the iteration, its seconds, the solving
+    seconds so far and what is left by the iteration or time limit."""
+    remaining = []
+    if iterations is not None:
+        remaining.append((iterations - iteration) * iter_seconds)
+    if time_limit is not None:
+        remaining.append(max(time_limit - spent, 0.0))
+    eta = f"~{min(remaining):.0f}s left" if remaining else "remaining unknown"
+    return (f"iteration {iteration}: {iter_seconds:.1f} s an iteration, {spent:.1f}s, {eta} "
+            f"(next exploitability check at iteration {next_check})")
 
 
 def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter_seconds, convergence) -> str:
