@@ -562,7 +562,7 @@ class SolveRun:
                                 spent = base + time.perf_counter() - start - self.certifying
                                 self.say(_iteration_line(engine.iteration, spent, options.iterations,
                                                          options.time_limit, (time.perf_counter() - t0)
-                                                         / (engine.iteration - first), next_check))
+                                                         / max(engine.iteration - first, 1), next_check))
                                 last_quiet = time.perf_counter()  # (checks keep their own throttle)
                     except ActorLost as lost:
                         next_check = self.recover(lost)
