@@ -688,25 +688,30 @@ def next_check_gap(iteration: int, check_seconds: float, iter_seconds: float, ch
     return max(gap, 1)
 
 
-def _iteration_line(iteration, spent, iterations, time_limit, iter_seconds, next_check) -> str:
-    """A progress line between exploitability checks: the iteration, its seconds, the solving
-    seconds so far and what is left by the iteration or time limit."""
+def _limits_left(iteration, spent, iterations, time_limit, iter_seconds) -> list[float]:
+    """Seconds left by the iteration limit and by the time limit (those given)."""
     remaining = []
     if iterations is not None:
         remaining.append((iterations - iteration) * iter_seconds)
     if time_limit is not None:
         remaining.append(max(time_limit - spent, 0.0))
-    eta = f"~{min(remaining):.0f}s left" if remaining else "remaining unknown"
+    return remaining
+
+
+def _eta(remaining: list[float]) -> str:
+    return f"~{min(remaining):.0f}s left" if remaining else "remaining unknown"
+
+
+def _iteration_line(iteration, spent, iterations, time_limit, iter_seconds, next_check) -> str:
+    """A progress line between exploitability checks: the iteration, its seconds, the solving
+    seconds so far and what is left by the iteration or time limit."""
+    eta = _eta(_limits_left(iteration, spent, iterations, time_limit, iter_seconds))
     return (f"iteration {iteration}: {iter_seconds:.1f} s an iteration, {spent:.1f}s, {eta} "
             f"(next exploitability check at iteration {next_check})")
 
 
 def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter_seconds, convergence) -> str:
-    remaining = []
-    if iterations is not None:
-        remaining.append((iterations - iteration) * iter_seconds)
-    if time_limit is not None:
-        remaining.append(max(time_limit - spent, 0.0))
+    remaining = _limits_left(iteration, spent, iterations, time_limit, iter_seconds)
     if target_mbb is not None and len(convergence) >= 2:
         # Compare with a check about half the run back: neighbouring checks are noisy.
         i1, _, e1 = convergence[-1]
@@ -722,7 +727,7 @@ def _progress_line(iteration, x, spent, iterations, target_mbb, time_limit, iter
             log_need = math.log(i1) + math.log(e1 / target_mbb) / k
             if log_need < 40:
                 remaining.append((math.exp(log_need) - i1) * iter_seconds)
-    eta = f"~{min(remaining):.0f}s left" if remaining else "remaining unknown"
+    eta = _eta(remaining)
     return (f"iter {iteration:>6}  exploitability {x.exploitability_mbb:10.4f} mbb/hand  "
             f"value {x.game_value_mbb:9.3f} mbb  {spent:7.1f}s  {eta}")
 
