@@ -526,6 +526,11 @@ class SolveRun:
             self.take_certificate(None)
             due = [t for t in due if t > self.spent]
         last_checkpoint = start
+
+        def solving_seconds() -> float:
+            """The run's solving seconds now (a resumed run's included, certificates' not)."""
+            return base + time.perf_counter() - start - self.certifying
+
         last_said = last_quiet = -math.inf
         checkpoint_gap = CHECKPOINT_SECONDS
         iter_seconds = None
@@ -559,8 +564,7 @@ class SolveRun:
                                     and time.perf_counter() - max(last_said, last_quiet, start) >= QUIET_SECONDS):
                                 # Far between checks (--check-every on a big game): a line without one
                                 # (not where a check follows at once: it says its own).
-                                spent = base + time.perf_counter() - start - self.certifying
-                                self.say(_iteration_line(engine.iteration, spent, options.iterations,
+                                self.say(_iteration_line(engine.iteration, solving_seconds(), options.iterations,
                                                          options.time_limit, (time.perf_counter() - t0)
                                                          / max(engine.iteration - first, 1), next_check))
                                 last_quiet = time.perf_counter()  # (checks keep their own throttle)
@@ -568,7 +572,7 @@ class SolveRun:
                         next_check = self.recover(lost)
                         continue
                     iter_seconds = (time.perf_counter() - t0) / max(engine.iteration - first, 1)
-                    self.spent = base + time.perf_counter() - start - self.certifying
+                    self.spent = solving_seconds()
                     if stops.requested:
                         break
                     if engine.iteration >= next_check or engine.iteration >= next_certify:
@@ -579,7 +583,7 @@ class SolveRun:
                             next_check = self.recover(lost)
                             continue
                         check_seconds = time.perf_counter() - t0
-                        self.spent = base + time.perf_counter() - start - self.certifying
+                        self.spent = solving_seconds()
                         self.convergence.append((engine.iteration, self.spent, x.exploitability_mbb))
                         if time.perf_counter() - last_said >= PROGRESS_SECONDS:
                             note = engine.progress_note()
@@ -620,7 +624,7 @@ class SolveRun:
                 raise Interrupted(f"stopped at once during iteration {engine.iteration + 1}: {self.kept()}") from None
             if stops.requested:
                 # At an iteration boundary: the checkpoint resumes bit for bit.
-                self.spent = base + time.perf_counter() - start - self.certifying
+                self.spent = solving_seconds()
                 raise Interrupted(self.write_last_checkpoint())
 
     # -- the end -------------------------------------------------------------------------------
