@@ -7,6 +7,7 @@ real-card reference game, triple draw included.
 """
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -839,6 +840,11 @@ def test_certify_at_fractions_of_the_time_limit_and_the_spread_of_the_last_certi
                  "--certify-at", "0.5,0.8", "--no-charts", "--out", str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
     assert "certified at 0.5, 0.8 of the time limit and at the end: " in said and "% apart (" in said
+    # Checks far apart: a certificate between them says which iteration its abstract figure is from.
+    assert main(["solve", "--config", str(tmp_path / "run" / "config.toml"), "--streamed", "--time-limit", "1",
+                 "--certify-at", "0.5", "--check-every", "100000", "--no-charts", "--out", str(tmp_path / "far")]) == 0
+    assert re.search(r"iteration \d+: certified [\d.]+ mbb/hand \(abstract [\d.]+ at iteration 1\)",
+                     capsys.readouterr().out)
     for bad, message in (("1", "between 0 and 1"), ("0.5,x", "fractions of the time limit")):
         assert main(["solve", "--preset", "tiny-double-draw", "--time-limit", "1", "--certify-at", bad]) == 2
         assert message in capsys.readouterr().err
