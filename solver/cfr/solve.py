@@ -491,10 +491,11 @@ class SolveRun:
             self.certifying += time.perf_counter() - t0
         self.certified.append((engine.iteration, self.spent, cert.exploitability_mbb))
         self.last_certified = (engine.iteration, cert, time.perf_counter() - t0)
-        said = "" if abstract is None else f" (abstract {abstract.exploitability_mbb:.2f}"
-        if abstract is not None and self.convergence and self.convergence[-1][0] != engine.iteration:
-            said += f" at iteration {self.convergence[-1][0]}"  # checks far apart: the last one's figure
-        said += ")" if said else ""
+        said = ""
+        if abstract is not None:
+            checked = self.convergence[-1][0] if self.convergence else engine.iteration
+            at = "" if checked == engine.iteration else f" at iteration {checked}"  # checks far apart
+            said = f" (abstract {abstract.exploitability_mbb:.2f}{at})"
         self.say(f"iteration {engine.iteration}: certified {cert.exploitability_mbb:.2f} mbb/hand{said} after "
                  f"{self.spent:.0f} s solving; the certificate took {time.perf_counter() - t0:.0f} s")
 
