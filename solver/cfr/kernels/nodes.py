@@ -208,6 +208,22 @@ def terminal_value(kind, gain, reach, d, opp, out, od, k, n_states):
         out[od, k, s] = gain * (total - 2.0 * (out[od, k, s] + offset) - reach[d, opp, s])
 
 
+CHANCE_LEVELS = 3  # own draws whose chance-only reach a walk keeps (a game has at most three draws)
+
+
+@njit(cache=True)
+def chance_keys(n_actions_max):
+    """Keys of the chance cache (``WorkBuffers.chance_cache``): the root and up to
+    ``CHANCE_LEVELS`` own draws, each by count or the merged counts (``n_actions_max + 1`` slots)."""
+    fan = n_actions_max + 1
+    total = 1
+    level = 1
+    for _ in range(CHANCE_LEVELS):
+        level *= fan
+        total += level
+    return total
+
+
 @njit(cache=True)
 def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
     """Per-thread buffers of one walk: O(depth * actions * states).
@@ -236,7 +252,11 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
         np.empty(width),                                         # scratch of regret matching
         np.zeros(1, np.uint64),                                  # a sampled walk's random stream
         np.full(max_depth + 1, -2, np.int64),                    # action sampled per level
-        np.ones(max_depth + 1))                                  # its probability
+        np.ones(max_depth + 1),                                  # its probability
+        np.empty((chance_keys(n_actions_max), n_states)),        # chance-only reach per own draw counts
+        np.zeros(chance_keys(n_actions_max), np.int64),          # the root walk each was made in
+        np.full(max_depth + 1, -1, np.int64),                    # each level's chance key
+        np.zeros(1, np.int64))                                   # root walks so far
 
 
 @njit(cache=True)

@@ -165,6 +165,11 @@ def no_record(n_nodes: int, n_states: int) -> Record:
                   np.zeros((0, 0, 0, 0, 0)), np.zeros(0, np.int64), np.zeros(0, np.int64))
 # (``rng``: the random stream of a sampled walk, a one-element uint64 array
 # (``abstractions.random``); ``picked`` and ``pick_prob``: the action sampled at each level, -1
-# where none can be, -2 where none is, and its probability.)
+# where none can be, -2 where none is, and its probability. ``chance_cache``: the traverser's
+# chance-only reach after each sequence of his own draw counts from a walk's root, numbered as a
+# tree (the root 0, the child of key p by count slot j ``p * fan + 1 + j``), valid where
+# ``chance_stamp`` holds the root walk's number in ``chance_run``; ``chance_key``: the key of each
+# level's chance vector, -1 where it is not cached.)
 WorkBuffers = namedtuple("WorkBuffers", "reach child_val strat stack_node stack_next agg temp chance_at chance_level "
-                                        "ones per_bucket bucket_sums scratch rng picked pick_prob")
+                                        "ones per_bucket bucket_sums scratch rng picked pick_prob chance_cache "
+                                        "chance_stamp chance_key chance_run")

@@ -74,6 +74,11 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
     pruned_update = policy == UPDATE_PRUNED or sampling
     updating = policy == UPDATE or pruned_update
     own_sums = policy == UPDATE
+    # A pruned update below the cuts reads the traverser's own reach nowhere where rows are
+    # shared (his regrets weigh his chance-only reach, the sums it adds are the opponent's):
+    # his draws need not carry it (a product by the round's transition matrix per count).
+    own_reach_unused = (pruned_update and shared_rows and mode == FULL and rec_reach.shape[0] == 0
+                        and record.summary.shape[0] == 0)
     track_chance = shared_rows and updating
     summarise = policy == EVALUATE and record.summary.shape[0] > 0
     own_slot = child_val.shape[1] - 1
@@ -96,6 +101,15 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                and layout.lock_code.shape[0] == 0 and not (policy == BEST_RESPONSE and regret.shape[0] > 0))
     merged_temp = work.temp
 
+    # The traverser's chance-only reach depends on his own draw counts since the root alone, not
+    # on the betting between them: each is made once a root walk (``WorkBuffers.chance_cache``)
+    # and copied wherever the same counts lead again (a product by the round's transition matrix
+    # per count, at every betting history, before).
+    chance_cache, chance_stamp, chance_key, chance_run = (work.chance_cache, work.chance_stamp, work.chance_key,
+                                                          work.chance_run)
+    fan = child_val.shape[1]   # (count slots: each count, and the merged counts last)
+    n_keys = chance_cache.shape[0]
+
     for r in range(len(roots)):
         for s in range(n_states):
             reach[0, 0, s] = root_reach[r, 0, s]
@@ -104,6 +118,8 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
             for s in range(n_states):
                 chance_at[0, s] = root_reach[r, 2, s]
             chance_level[0] = 0
+            chance_run[0] += 1
+            chance_key[0] = 0
         if prune:
             live = 0.0
             for s in range(n_states):
@@ -190,8 +206,9 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                     for s in range(nw):
                         reach[depth + 1, 0, s] = 0.0
                         reach[depth + 1, 1, s] = 0.0
-                elif policy == BEST_RESPONSE and acting == traverser:
-                    # The best responder's own reach is not needed (kept finite for records and cuts).
+                elif (policy == BEST_RESPONSE or own_reach_unused) and acting == traverser:
+                    # The best responder's own reach is not needed (kept finite for records and cuts),
+                    # nor a pruned update's below the cuts: its regrets weigh his chance-only reach.
                     for s in range(nw):
                         reach[depth + 1, acting, s] = 0.0 if is_draw else reach[depth, acting, s]
                 elif is_draw:
@@ -224,21 +241,36 @@ def traverse(roots, root_reach, root_value, traverser, policy, mode, discount, t
                 if track_chance and needs_reach:
                     # Chance-only reach changes only at the traverser's own draws.
                     if is_draw and acting == traverser:
-                        draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
-                        chance_level[depth + 1] = depth + 1
-                        if merge_k == 1:
-                            for j in range(k + 1, n_act):
-                                draw_reach(chance_at[chance_level[depth]], ones, j, rnd, draws, agg, merged_temp)
+                        key = -1
+                        if chance_key[depth] >= 0 and merge_k != 2:
+                            key = chance_key[depth] * fan + 1 + (fan - 1 if merge_k == 1 else k)
+                            if key >= n_keys:
+                                key = -1
+                        chance_key[depth + 1] = key
+                        if key >= 0 and chance_stamp[key] == chance_run[0]:
+                            for s in range(nw):
+                                chance_at[depth + 1, s] = chance_cache[key, s]
+                        else:
+                            draw_reach(chance_at[chance_level[depth]], ones, k, rnd, draws, agg, chance_at[depth + 1])
+                            if merge_k == 1:
+                                for j in range(k + 1, n_act):
+                                    draw_reach(chance_at[chance_level[depth]], ones, j, rnd, draws, agg, merged_temp)
+                                    for s in range(nw):
+                                        chance_at[depth + 1, s] += merged_temp[s]
+                                inv = 1.0 / (n_act - merge_from)
                                 for s in range(nw):
-                                    chance_at[depth + 1, s] += merged_temp[s]
-                            inv = 1.0 / (n_act - merge_from)
-                            for s in range(nw):
-                                chance_at[depth + 1, s] *= inv
-                        elif merge_k == 2:
-                            for s in range(nw):
-                                chance_at[depth + 1, s] = 0.0
+                                    chance_at[depth + 1, s] *= inv
+                            elif merge_k == 2:
+                                for s in range(nw):
+                                    chance_at[depth + 1, s] = 0.0
+                            if key >= 0:
+                                for s in range(nw):
+                                    chance_cache[key, s] = chance_at[depth + 1, s]
+                                chance_stamp[key] = chance_run[0]
+                        chance_level[depth + 1] = depth + 1
                     else:
                         chance_level[depth + 1] = chance_level[depth]
+                        chance_key[depth + 1] = chance_key[depth]
 
                 child_kind = kind[child]
                 if child_kind >= FOLD and mode == COLLECT:
