@@ -232,6 +232,7 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
     number of classes at full resolution).
     """
     width = max(max_width, n_states)
+    keys = chance_keys(n_actions_max)
     # Zeros, not garbage: a vector's padding past a round's width (``DrawTables.round_width``) may
     # be read where it is multiplied by zero, which must give zero (never NaN).
     return WorkBuffers(
@@ -253,8 +254,8 @@ def make_work(max_depth, n_actions_max, n_states, n_sets, max_width):
         np.zeros(1, np.uint64),                                  # a sampled walk's random stream
         np.full(max_depth + 1, -2, np.int64),                    # action sampled per level
         np.ones(max_depth + 1),                                  # its probability
-        np.empty((chance_keys(n_actions_max), n_states)),        # chance-only reach per own draw counts
-        np.zeros(chance_keys(n_actions_max), np.int64),          # the root walk each was made in
+        np.empty((keys, n_states)),                              # chance-only reach per own draw counts
+        np.zeros(keys, np.int64),                                # the root walk each was made in
         np.full(max_depth + 1, -1, np.int64),                    # each level's chance key
         np.zeros(1, np.int64))                                   # root walks so far
 
